@@ -1,0 +1,208 @@
+"""Grid detection and lattice on real photos, scans and screenshots (tests/data/images)."""
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.errors import ImageLoadError
+from vision.grid import find_grids, find_lattice, locate_puzzles, rectify
+from vision.imageio import MAX_PIXELS, downscale_for_detection, load_image
+from vision.types import Quad
+
+IMAGES = Path(__file__).parent / "data" / "images"
+
+
+def transcription_shape(name: str) -> tuple[int, int]:
+    rows = [line.split() for line in (IMAGES / f"{name}.txt").read_text().splitlines() if line.strip()]
+    return len(rows), len(rows[0])
+
+
+TRANSCRIBED = [
+    "wikipedia_8x8.png",
+    "wikipedia_8x8_over_newsprint.png",
+    "wikipedia_8x8_transparent.png",
+    "site_5x5.png",
+    "site_5x5_b.png",
+    "site_7x7.png",
+    "site_9x9_a.png",
+    "site_9x9_b.png",
+    "grey_white_digits_14x12.jpg",
+    "guardian1244_photo_a.jpg",
+    "guardian1244_photo_edited.jpg",
+    pytest.param("times2046_photo_handfilled.png",
+                 marks=pytest.mark.xfail(strict=True, reason="faint tilted lines under heavy pen ink; grid cut by the crop")),
+]
+
+
+@pytest.mark.parametrize("filename", TRANSCRIBED)
+def test_found_grid_has_transcribed_shape(filename):
+    image = load_image(IMAGES / filename)
+    shapes = [g.shape for g in locate_puzzles(image)]
+    assert transcription_shape(Path(filename).stem) in shapes
+
+
+def test_guardian_photo_kakuro_found_among_other_puzzles():
+    # The page also holds a sudoku, a small solution grid and comic panels.
+    image = load_image(IMAGES / "guardian1244_photo_a.jpg")
+    kakuro = [g for g in locate_puzzles(image) if g.shape == (14, 12)]
+    assert len(kakuro) == 1
+    # It is the big grid: most of the page width.
+    corners = kakuro[0].quad.corners_xy
+    assert corners[:, 0].max() - corners[:, 0].min() > 0.7 * image.shape[1]
+
+
+def test_two_panels_found_left_to_right():
+    geoms = locate_puzzles(load_image(IMAGES / "figure_two_panels_7x7.png"))
+    assert [g.shape for g in geoms] == [(7, 7), (7, 7)]
+    assert geoms[0].quad.corners_xy[:, 0].mean() < geoms[1].quad.corners_xy[:, 0].mean()
+
+
+def test_tilted_photo_is_7x7():
+    geoms = locate_puzzles(load_image(IMAGES / "tilted_photo_7x7.png"))
+    assert [g.shape for g in geoms] == [(7, 7)]
+
+
+def test_printable_pdf_page_holds_four_7x7_in_reading_order():
+    pdfium = pytest.importorskip("pypdfium2")
+    pdf = pdfium.PdfDocument(IMAGES / "printable_4x7x7_with_givens_a.pdf")
+    page = np.asarray(pdf[0].render(scale=150 / 72).to_pil().convert("RGB"))[:, :, ::-1].copy()
+    geoms = locate_puzzles(page)
+    assert [g.shape for g in geoms] == [(7, 7)] * 4
+    centres = np.array([g.quad.corners_xy.mean(axis=0) for g in geoms])
+    # Puzzle #1 top-left, #2 top-right, #3 bottom-left, #4 bottom-right.
+    assert centres[0, 0] < centres[1, 0] and centres[2, 0] < centres[3, 0]
+    assert max(centres[0, 1], centres[1, 1]) < min(centres[2, 1], centres[3, 1])
+
+
+def test_blank_and_text_images_have_no_grid():
+    assert find_grids(np.full((400, 600, 3), 255, np.uint8)) == []
+    noise = np.random.default_rng(0).integers(0, 256, (400, 600, 3), dtype=np.uint8)
+    assert find_grids(noise) == []
+    text = np.full((500, 700, 3), 255, np.uint8)
+    for i in range(18):
+        cv2.putText(text, "Kakuro puzzles are fun to solve, 1 2 3", (10, 30 + 26 * i),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2)
+    assert find_grids(text) == []
+
+
+def _synthetic_grid(n_rows, n_cols, cell_w, cell_h, margin=40):
+    h, w = n_rows * cell_h + 2 * margin, n_cols * cell_w + 2 * margin
+    img = np.full((h, w), 255, np.uint8)
+    for r in range(n_rows + 1):
+        y = margin + r * cell_h
+        cv2.line(img, (margin, y), (margin + n_cols * cell_w, y), 0, 3 if r in (0, n_rows) else 1)
+    for c in range(n_cols + 1):
+        x = margin + c * cell_w
+        cv2.line(img, (x, margin), (x, margin + n_rows * cell_h), 0, 3 if c in (0, n_cols) else 1)
+    return img
+
+
+@pytest.mark.parametrize("angle", [0, 12, -25])
+def test_rotated_synthetic_grid_non_square_cells(angle):
+    img = _synthetic_grid(6, 11, 40, 52)
+    h, w = img.shape
+    big = cv2.copyMakeBorder(img, 150, 150, 150, 150, cv2.BORDER_CONSTANT, value=255)
+    M = cv2.getRotationMatrix2D((big.shape[1] / 2, big.shape[0] / 2), angle, 1.0)
+    rotated = cv2.warpAffine(big, M, (big.shape[1], big.shape[0]), borderValue=255)
+    geoms = locate_puzzles(cv2.cvtColor(rotated, cv2.COLOR_GRAY2BGR))
+    assert [g.shape for g in geoms] == [(6, 11)]
+    # Corners within a few pixels of the true outer corners.
+    true_xy = np.array([[190, 190], [190 + 440, 190], [190 + 440, 190 + 312], [190, 190 + 312]], np.float64)
+    true_xy = cv2.transform(true_xy.reshape(-1, 1, 2), M).reshape(-1, 2)
+    assert np.abs(geoms[0].quad.corners_xy - true_xy).max() < 4
+
+
+def test_rectify_and_find_lattice_round_trip():
+    img = _synthetic_grid(5, 7, 50, 50, margin=0)[:-1, :-1]
+    h, w = img.shape
+    quad = Quad(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))
+    warped, H = rectify(img, quad, cell_px=40, shape=(5, 7))
+    assert warped.shape == (200, 280)
+    lattice = find_lattice(warped)
+    assert lattice.shape == (5, 7)
+    assert np.allclose(lattice.col_edges, np.arange(8) * 40, atol=3)
+
+
+# ------------------------------------------------------------------------------ imageio
+
+
+def test_load_transparent_png_composites_on_white(tmp_path):
+    rgba = np.zeros((80, 80, 4), np.uint8)
+    rgba[20:60, 20:60] = (0, 0, 0, 255)
+    Image.fromarray(rgba, "RGBA").save(tmp_path / "t.png")
+    img = load_image(tmp_path / "t.png")
+    assert img.shape == (80, 80, 3) and img.dtype == np.uint8
+    assert img[5, 5].tolist() == [255, 255, 255] and img[40, 40].tolist() == [0, 0, 0]
+
+
+def test_load_16bit_gray_and_palette(tmp_path):
+    a16 = (np.arange(100 * 100).reshape(100, 100) * 6).astype(np.uint16)
+    Image.fromarray(a16).save(tmp_path / "g16.png")
+    img = load_image(tmp_path / "g16.png")
+    assert img.shape == (100, 100, 3) and img.max() > 200
+    Image.fromarray(np.full((90, 90), 128, np.uint8), "L").convert("P").save(tmp_path / "p.png")
+    assert load_image(tmp_path / "p.png").shape == (90, 90, 3)
+
+
+def test_load_applies_exif_orientation(tmp_path):
+    rgb = np.zeros((100, 200, 3), np.uint8)
+    im = Image.fromarray(rgb)
+    exif = im.getexif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise on display
+    im.save(tmp_path / "r.jpg", exif=exif.tobytes())
+    assert load_image(tmp_path / "r.jpg").shape[:2] == (200, 100)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "empty"),
+    (b"this is not an image at all" * 10, "not an image"),
+])
+def test_load_bad_files(tmp_path, content, message):
+    path = tmp_path / "bad.png"
+    path.write_bytes(content)
+    with pytest.raises(ImageLoadError, match=message):
+        load_image(path)
+
+
+def test_load_truncated_and_missing(tmp_path):
+    data = (IMAGES / "site_5x5.png").read_bytes()
+    (tmp_path / "cut.png").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ImageLoadError, match="truncated"):
+        load_image(tmp_path / "cut.png")
+    with pytest.raises(ImageLoadError, match="not found"):
+        load_image(tmp_path / "nope.jpg")
+
+
+def test_load_refuses_decompression_bomb(tmp_path):
+    # A valid PNG header claiming 20000 x 20000 pixels, with almost no data.
+    side = 20000
+    assert side * side > MAX_PIXELS
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(b"\x00" * 100)) + chunk(b"IEND", b"")
+    (tmp_path / "bomb.png").write_bytes(png)
+    with pytest.raises(ImageLoadError, match="too large"):
+        load_image(tmp_path / "bomb.png")
+
+
+def test_load_refuses_tiny_image(tmp_path):
+    Image.fromarray(np.zeros((20, 20, 3), np.uint8)).save(tmp_path / "tiny.png")
+    with pytest.raises(ImageLoadError, match="too small"):
+        load_image(tmp_path / "tiny.png")
+
+
+def test_downscale_for_detection():
+    img = np.zeros((3000, 4000, 3), np.uint8)
+    small, scale = downscale_for_detection(img, 1600)
+    assert small.shape == (1200, 1600, 3) and scale == pytest.approx(0.4)
+    same, s1 = downscale_for_detection(small[:100, :100], 1600)
+    assert s1 == 1.0 and same.shape == (100, 100, 3)

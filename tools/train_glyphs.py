@@ -1,0 +1,298 @@
+"""Rebuild ``vision/data/glyphs.npz``: the printed-digit classifier used by ``vision.ocr``.
+
+Digits 0-9 are rendered with every suitable font on this machine (DejaVu, Liberation, FreeFont,
+URW base35, Noto; regular, bold, condensed, italic), then degraded the way clue digits are in
+photos and scans: stroke thickness, rotation, shear, width, tiny print sizes, blur, noise,
+threshold jitter and cuts by the cell border. An eleventh class holds ink that is not one digit:
+line fragments, specks, border corners, texture and two digits touching (so the reader knows to
+split them).
+
+Font families matching ``HOLDOUT_PATTERNS`` are never used here; ``tests/test_ocr.py`` renders
+clue cells with them to measure how the model does on fonts it has not seen.
+
+Usage: ``python tools/train_glyphs.py [--out vision/data/glyphs.npz] [--per-class 40] [--seed 0]``
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from vision.glyphs import N_CLASSES, REJECT, GlyphClassifier, glyph_features  # noqa: E402
+
+FONT_GLOBS = [
+    "/usr/share/fonts/truetype/dejavu/DejaVu*.ttf",
+    "/usr/share/fonts/truetype/liberation*/Liberation*.ttf",
+    "/usr/share/fonts/truetype/freefont/Free*.ttf",
+    "/usr/share/fonts/opentype/urw-base35/*.otf",
+    "/usr/share/fonts/truetype/noto/Noto*.ttf",
+]
+# Not digits, or not print-like digits.
+EXCLUDE_PATTERNS = ["D050000L", "StandardSymbols", "Z003", "DejaVuMath", "Noto"]
+# Families kept out of training so the tests measure generalisation to unseen fonts.
+HOLDOUT_PATTERNS = ["NotoSans-", "NotoSerif-", "NotoSansDisplay-", "NotoSerifDisplay-",
+                    "URWGothic", "FreeSerif", "FreeMono"]
+
+
+def _all_font_files() -> list[str]:
+    files: list[str] = []
+    for pattern in FONT_GLOBS:
+        files.extend(sorted(glob.glob(pattern)))
+    return files
+
+
+def holdout_fonts() -> list[str]:
+    """Font files reserved for testing (present on this machine)."""
+    return [f for f in _all_font_files()
+            if any(p in os.path.basename(f) for p in HOLDOUT_PATTERNS)]
+
+
+def training_fonts() -> list[str]:
+    """Font files used for training: every Latin text font found, minus the held-out families."""
+    out = []
+    for f in _all_font_files():
+        name = os.path.basename(f)
+        if any(p in name for p in HOLDOUT_PATTERNS) or any(p in name for p in EXCLUDE_PATTERNS):
+            continue
+        out.append(f)
+    return out
+
+
+def render_text(font_path: str, text: str, size: int = 96, spacing: int = 0) -> np.ndarray:
+    """Render ``text`` as a float ink mask (1 = ink) cropped to its ink, with a small margin."""
+    font = ImageFont.truetype(font_path, size)
+    w = size * (len(text) + 1) + 40
+    im = Image.new("L", (w, size * 2), 0)
+    draw = ImageDraw.Draw(im)
+    x = 20
+    for ch in text:
+        draw.text((x, size // 3), ch, font=font, fill=255)
+        x += font.getbbox(ch)[2] + spacing
+    a = np.asarray(im, np.float32) / 255.0
+    ys, xs = np.nonzero(a > 0.05)
+    if ys.size == 0:
+        return np.zeros((8, 8), np.float32)
+    pad = 6
+    return a[max(0, ys.min() - pad): ys.max() + pad + 1, max(0, xs.min() - pad): xs.max() + pad + 1]
+
+
+def degrade(ink: np.ndarray, rng: np.random.Generator, *, heavy: bool = False) -> np.ndarray:
+    """Turn a large clean ink mask into a small, binarised, plausibly printed/photographed one."""
+    a = ink.copy()
+    # Stroke thickness (at render scale).
+    k = int(rng.integers(-3, 4)) if heavy or rng.random() < 0.6 else 0
+    if k:
+        ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(k) + 1, 2 * abs(k) + 1))
+        a = cv2.dilate(a, ker) if k > 0 else cv2.erode(a, ker)
+    # Rotation, shear (italic / perspective) and width (condensed / extended).
+    h, w = a.shape
+    pad = int(0.3 * max(h, w))
+    a = cv2.copyMakeBorder(a, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    h, w = a.shape
+    ang = math.radians(rng.normal(0, 2.5 if not heavy else 4.0))
+    shear = rng.normal(0, 0.08 if not heavy else 0.14)
+    sx = float(np.exp(rng.normal(0, 0.12)))
+    c, s = math.cos(ang), math.sin(ang)
+    m = np.array([[c * sx, -s + shear, 0], [s * sx, c, 0]], np.float32)
+    centre = np.array([w / 2, h / 2], np.float32)
+    m[:, 2] = centre - m[:, :2] @ centre
+    a = cv2.warpAffine(a, m, (w, h), flags=cv2.INTER_LINEAR)
+    ys, xs = np.nonzero(a > 0.05)
+    if ys.size == 0:
+        return np.zeros((4, 4), bool)
+    a = a[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    a = cv2.copyMakeBorder(a, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=0)
+    # Print size: clue digits are often only 7..15 px tall.
+    target_h = float(np.exp(rng.uniform(np.log(7), np.log(40))))
+    scale = target_h / (a.shape[0] - 8)
+    nh, nw = max(3, round(a.shape[0] * scale)), max(3, round(a.shape[1] * scale))
+    a = cv2.resize(a, (nw, nh), interpolation=cv2.INTER_AREA)
+    blur = rng.uniform(0, 0.9 if heavy else 0.6)
+    if blur > 0.2:
+        a = cv2.GaussianBlur(a, (0, 0), blur)
+    a = a + rng.normal(0, rng.uniform(0, 0.2 if heavy else 0.1), a.shape).astype(np.float32)
+    mask = a > rng.uniform(0.3, 0.65)
+    # Cut by the cell border or the diagonal.
+    if rng.random() < (0.3 if heavy else 0.12):
+        ys, xs = np.nonzero(mask)
+        if ys.size:
+            side = rng.integers(4)
+            frac = rng.uniform(0.03, 0.12)
+            if side == 0:
+                mask[: ys.min() + int(frac * (ys.max() - ys.min() + 1)) + 0, :] = False
+            elif side == 1:
+                mask[ys.max() - int(frac * (ys.max() - ys.min() + 1)) + 1:, :] = False
+            elif side == 2:
+                mask[:, : xs.min() + int(frac * (xs.max() - xs.min() + 1))] = False
+            else:
+                mask[:, xs.max() - int(frac * (xs.max() - xs.min() + 1)) + 1:] = False
+    return mask
+
+
+def _reject_sample(rng: np.random.Generator, fonts: list[str], cache: dict) -> np.ndarray:
+    """Ink that must not be read as one digit."""
+    kind = rng.integers(6)
+    size = 64
+    img = np.zeros((size, size), np.uint8)
+    t = int(rng.integers(1, 7))
+    if kind == 0:  # a straight fragment (diagonal, border), never near-vertical like a "1"
+        ang = rng.choice([0.0, 45.0, -45.0, 30.0, -30.0, 60.0, -60.0]) + rng.normal(0, 6)
+        ln = rng.uniform(10, 60)
+        dx, dy = ln / 2 * math.cos(math.radians(ang)), ln / 2 * math.sin(math.radians(ang))
+        cv2.line(img, (int(32 - dx), int(32 - dy)), (int(32 + dx), int(32 + dy)), 255, t)
+    elif kind == 1:  # speck / blot
+        ax = (int(rng.integers(2, 14)), int(rng.integers(2, 14)))
+        cv2.ellipse(img, (32, 32), ax, float(rng.uniform(0, 180)), 0, 360, 255, -1)
+    elif kind == 2:  # a border corner or junction
+        x0, y0 = int(rng.integers(10, 30)), int(rng.integers(10, 30))
+        cv2.line(img, (x0, y0), (60, y0), 255, t)
+        cv2.line(img, (x0, y0), (x0, 60), 255, t)
+        if rng.random() < 0.5:
+            cv2.line(img, (x0, y0), (60, 60), 255, t)
+    elif kind == 3:  # a wedge where the diagonal meets a border
+        pts = np.array([[4, 4], [60, 4], [int(rng.integers(20, 60)), int(rng.integers(8, 30))]], np.int32)
+        cv2.fillPoly(img, [pts], 255)
+    elif kind == 4:  # texture (hatching, paper grain)
+        noise = rng.random((16, 16)).astype(np.float32)
+        img = (cv2.resize(noise, (size, size)) > rng.uniform(0.55, 0.75)).astype(np.uint8) * 255
+    else:  # two digits touching: the reader must split them
+        font = fonts[int(rng.integers(len(fonts)))]
+        pair = f"{rng.integers(1, 5)}{rng.integers(0, 10)}"
+        key = (font, pair)
+        if key not in cache:
+            cache[key] = render_text(font, pair, spacing=-int(rng.integers(6, 14)))
+        return degrade(cache[key], rng)
+    return degrade(img.astype(np.float32) / 255.0, rng)
+
+
+def make_dataset(fonts: list[str], per_class: int, rng: np.random.Generator, *, heavy_frac: float = 0.35,
+                 reject_frac: float = 1.5):
+    """Render, degrade and featurise ``per_class`` samples of each digit per font, plus rejects."""
+    masks, labels = [], []
+    base = {(f, d): render_text(f, str(d)) for f in fonts for d in range(10)}
+    for (f, d), ink in base.items():
+        for _ in range(per_class):
+            masks.append(degrade(ink, rng, heavy=rng.random() < heavy_frac))
+            labels.append(d)
+    cache: dict = {}
+    n_rej = int(reject_frac * per_class * len(fonts))
+    for _ in range(n_rej):
+        masks.append(_reject_sample(rng, fonts, cache))
+        labels.append(REJECT)
+    keep = [i for i, m in enumerate(masks) if m.any()]
+    x = glyph_features([masks[i] for i in keep])
+    y = np.array([labels[i] for i in keep], np.int64)
+    return x, y
+
+
+def train_mlp(x: np.ndarray, y: np.ndarray, *, hidden: int = 192, epochs: int = 30, lr: float = 2e-3,
+              wd: float = 1e-4, seed: int = 0) -> dict[str, np.ndarray]:
+    """One hidden ReLU layer, softmax output, Adam; plain numpy (a few seconds on one core)."""
+    rng = np.random.default_rng(seed)
+    mean = x.mean(0)
+    std = x.std(0) + 1e-3
+    xs = ((x - mean) / std).astype(np.float32)
+    n, d = xs.shape
+    params = {
+        "W1": (rng.normal(0, math.sqrt(2 / d), (d, hidden))).astype(np.float32),
+        "b1": np.zeros(hidden, np.float32),
+        "W2": (rng.normal(0, math.sqrt(1 / hidden), (hidden, N_CLASSES))).astype(np.float32),
+        "b2": np.zeros(N_CLASSES, np.float32),
+    }
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v = {k: np.zeros_like(v) for k, v in params.items()}
+    onehot = np.eye(N_CLASSES, dtype=np.float32)[y] * 0.97 + 0.03 / N_CLASSES  # light label smoothing
+    step = 0
+    bs = 256
+    for epoch in range(epochs):
+        order = rng.permutation(n)
+        rate = lr * 0.5 * (1 + math.cos(math.pi * epoch / epochs))
+        for i in range(0, n, bs):
+            idx = order[i: i + bs]
+            xb, tb = xs[idx], onehot[idx]
+            hpre = xb @ params["W1"] + params["b1"]
+            h = np.maximum(hpre, 0)
+            logits = h @ params["W2"] + params["b2"]
+            logits -= logits.max(1, keepdims=True)
+            p = np.exp(logits)
+            p /= p.sum(1, keepdims=True)
+            g = (p - tb) / len(idx)
+            grads = {"W2": h.T @ g, "b2": g.sum(0)}
+            gh = (g @ params["W2"].T) * (hpre > 0)
+            grads["W1"] = xb.T @ gh
+            grads["b1"] = gh.sum(0)
+            step += 1
+            for k in params:
+                gk = grads[k] + (wd * params[k] if k.startswith("W") else 0)
+                m[k] = 0.9 * m[k] + 0.1 * gk
+                v[k] = 0.999 * v[k] + 0.001 * gk * gk
+                mh = m[k] / (1 - 0.9 ** step)
+                vh = v[k] / (1 - 0.999 ** step)
+                params[k] -= rate * mh / (np.sqrt(vh) + 1e-8)
+    params["mean"] = mean.astype(np.float32)
+    params["std"] = std.astype(np.float32)
+    params["temperature"] = np.array(1.0, np.float32)
+    return params
+
+
+def calibrate_temperature(params: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
+    """Temperature minimising negative log-likelihood on held-out samples."""
+    clf = GlyphClassifier.from_params(params)
+    best_t, best_nll = 1.0, np.inf
+    for t in np.exp(np.linspace(np.log(0.5), np.log(4.0), 36)):
+        clf._params["temperature"] = np.array(t, np.float32)
+        p = clf.predict_features(x)
+        nll = -np.mean(np.log(p[np.arange(len(y)), y] + 1e-9))
+        if nll < best_nll:
+            best_t, best_nll = float(t), nll
+    clf._params["temperature"] = np.array(best_t, np.float32)
+    return best_t
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "vision" / "data" / "glyphs.npz"))
+    ap.add_argument("--per-class", type=int, default=40, help="samples per digit per font")
+    ap.add_argument("--hidden", type=int, default=192)
+    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    t0 = time.time()
+    fonts = training_fonts()
+    print(f"{len(fonts)} training fonts, {len(holdout_fonts())} held out", file=sys.stderr)
+    rng = np.random.default_rng(args.seed)
+    x, y = make_dataset(fonts, args.per_class, rng)
+    xv, yv = make_dataset(fonts, max(4, args.per_class // 8), rng)
+    print(f"train {len(y)} / val {len(yv)} samples, features {x.shape[1]} ({time.time() - t0:.0f} s)",
+          file=sys.stderr)
+    params = train_mlp(x, y, hidden=args.hidden, epochs=args.epochs, seed=args.seed)
+    t = calibrate_temperature(params, xv, yv)
+    clf = GlyphClassifier.from_params(params)
+    acc_v = float((clf.predict_features(xv).argmax(1) == yv).mean())
+    xh, yh = make_dataset(holdout_fonts(), 6, rng, reject_frac=0.0)
+    acc_h = float((clf.predict_features(xh).argmax(1) == yh).mean())
+    print(f"temperature {t:.2f}; val acc {acc_v:.4f}; held-out-font acc {acc_h:.4f} "
+          f"({time.time() - t0:.0f} s)", file=sys.stderr)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **{k: (v.astype(np.float16) if k in ("W1", "W2") else v)
+                                for k, v in params.items()})
+    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

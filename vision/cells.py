@@ -1,0 +1,189 @@
+"""Classify the cells of a rectified grid as black, clue or white.
+
+Only relative measures are used: each cell's paper tone is compared with the whitest cells
+around it (lighting varies across a photo), and a clue cell's diagonal is found as a line or
+an edge along the cell's main diagonal. The puzzle's own structure then decides between clue
+and black: a non-white cell with a white cell to its right or below starts a run, so it is a
+clue; the first row and column are never white.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .types import CellClasses, Lattice
+
+__all__ = ["classify_cells", "measure_cells", "CellFeatures"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CellFeatures:
+    """Per-cell measurements, each an (n_rows, n_cols) float array, all scaled to 0..1-ish.
+
+    Attributes
+    ----------
+    tone : darkness of the cell's paper relative to the whitest cells nearby (0 white, 1 ink).
+    diagonal : strength of a line or an edge along the top-left to bottom-right diagonal.
+    colour : chroma of the cell's paper (tinted clue cells).
+    """
+
+    tone: np.ndarray
+    diagonal: np.ndarray
+    colour: np.ndarray
+
+
+def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
+    """Measure paper tone, diagonal strength and colour of every cell.
+
+    Parameters
+    ----------
+    warped : (M, N) or (M, N, 3) uint8 ndarray
+        Rectified grid (BGR or gray).
+    lattice : Lattice
+        Its row and column boundaries.
+
+    Returns
+    -------
+    CellFeatures
+    """
+    if warped.ndim == 3:
+        gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
+        chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+    elif warped.ndim == 2:
+        gray = warped.astype(np.float32)
+        chroma = None
+    else:
+        raise ValueError(f"warped must be (M, N) or (M, N, 3), got shape {warped.shape}")
+    n_rows, n_cols = lattice.shape
+    if n_rows < 1 or n_cols < 1:
+        raise ValueError(f"lattice must have at least one cell, got shape {lattice.shape}")
+    ink = float(np.percentile(gray, 1))
+    paper = np.zeros((n_rows, n_cols), np.float32)
+    diag_line = np.zeros_like(paper)
+    diag_edge = np.zeros_like(paper)
+    colour = np.zeros_like(paper)
+    for r in range(n_rows):
+        y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
+        for c in range(n_cols):
+            x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
+            cell = _crop(gray, x0, y0, x1, y1, 0.14)
+            if cell.size == 0:
+                continue
+            # Digits (printed or pen) cover well under 40% of a cell; the 60th percentile is paper.
+            paper[r, c] = np.percentile(cell, 60)
+            line, edge = _diagonal(gray, x0, y0, x1, y1)
+            diag_line[r, c], diag_edge[r, c] = line, edge
+            if chroma is not None:
+                colour[r, c] = np.median(_crop(chroma, x0, y0, x1, y1, 0.14))
+    # The whitest paper within a few cells: a local reference that follows uneven light.
+    k = 5
+    white_ref = cv2.dilate(paper, np.ones((k, k), np.uint8), borderType=cv2.BORDER_REPLICATE)
+    span = np.maximum(white_ref - ink, 20.0)
+    tone = np.clip((white_ref - paper) / span, 0, 1)
+    diagonal = np.clip(np.maximum(diag_line, diag_edge) / span, 0, 1)
+    return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1))
+
+
+def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
+    """Classify every cell as 'black', 'clue' or 'white'.
+
+    Parameters
+    ----------
+    warped : (M, N) or (M, N, 3) uint8 ndarray
+        Rectified grid (BGR or gray), e.g. from ``grid.rectify``.
+    lattice : Lattice
+        Its row and column boundaries, e.g. from ``grid.find_lattice``.
+
+    Returns
+    -------
+    CellClasses
+        ``kinds`` (n_rows, n_cols) of 'black' / 'clue' / 'white' and a 0..1 confidence of the
+        white / non-white decision.
+    """
+    feats = measure_cells(warped, lattice)
+    score = np.maximum.reduce([feats.tone, feats.diagonal, feats.colour * 0.8])
+    threshold = _split_threshold(score)
+    non_white = score > threshold
+    # Distance from the threshold, relative to the spread, as a rough confidence.
+    spread = max(float(np.percentile(score, 95) - np.percentile(score, 5)), 1e-3)
+    confidence = np.clip(0.5 + np.abs(score - threshold) / spread, 0, 1)
+    # Structure: the first row and column hold clues or blocks, never white cells.
+    forced = np.zeros_like(non_white)
+    forced[0, :] = True
+    forced[:, 0] = True
+    confidence = np.where(forced & ~non_white, 0.3, confidence)
+    non_white |= forced
+    kinds = np.full(non_white.shape, "white", dtype=object)
+    white = ~non_white
+    right_white = np.zeros_like(white)
+    right_white[:, :-1] = white[:, 1:]
+    below_white = np.zeros_like(white)
+    below_white[:-1, :] = white[1:, :]
+    kinds[non_white & (right_white | below_white)] = "clue"
+    kinds[non_white & ~(right_white | below_white)] = "black"
+    log.debug("cells: threshold %.3f, %d white of %d", threshold, int(white.sum()), white.size)
+    return CellClasses(kinds=kinds.astype("<U5"), confidence=confidence.astype(np.float32))
+
+
+def _crop(a: np.ndarray, x0: float, y0: float, x1: float, y1: float, inset: float) -> np.ndarray:
+    dx, dy = (x1 - x0) * inset, (y1 - y0) * inset
+    return a[int(round(y0 + dy)):int(round(y1 - dy)), int(round(x0 + dx)):int(round(x1 - dx))]
+
+
+def _diagonal(gray: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float]:
+    """Strength of a dark line on, and of a tone step across, the cell's main diagonal.
+
+    Samples run along the diagonal (away from the corners, where grid lines meet) and along
+    two parallels offset to either side.
+    """
+    w, h = x1 - x0, y1 - y0
+    t = np.linspace(0.12, 0.88, 32)
+    xs, ys = x0 + t * w, y0 + t * h
+    # Unit normal to the diagonal, offset a seventh of the cell.
+    n = np.array([h, -w]) / max(np.hypot(w, h), 1e-6)
+    off = 0.14 * min(w, h)
+    on = _sample(gray, xs, ys)
+    upper = _sample(gray, xs + n[0] * off, ys + n[1] * off)   # upper-right side
+    lower = _sample(gray, xs - n[0] * off, ys - n[1] * off)   # lower-left side
+    # A printed diagonal runs corner to corner; a digit's stroke (a 7, a 1) covers only part
+    # of it. So the line (or the tone step) must hold at 80% of the samples.
+    # Side references are medians, robust to digits printed beside the diagonal.
+    line = np.percentile(min(np.median(upper), np.median(lower)) - on, 20)
+    step = upper - lower
+    edge = max(np.percentile(step, 30), np.percentile(-step, 30))
+    return float(max(line, 0.0)), float(max(edge, 0.0))
+
+
+def _sample(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    h, w = gray.shape
+    xi = np.clip(np.rint(xs).astype(int), 0, w - 1)
+    yi = np.clip(np.rint(ys).astype(int), 0, h - 1)
+    # A 3-pixel-wide line survives slight misregistration: take the darkest of a small cross.
+    vals = [gray[yi, xi]]
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        vals.append(gray[np.clip(yi + dy, 0, h - 1), np.clip(xi + dx, 0, w - 1)])
+    return np.min(vals, axis=0)
+
+
+def _split_threshold(score: np.ndarray) -> float:
+    """Threshold between white cells (low score) and the rest, from the image's own scores.
+
+    Otsu's split of the cell scores, kept inside a sane band so a grid that is nearly all
+    white (or all dark) does not split its noise.
+    """
+    v = np.sort(score.ravel())
+    if len(v) < 4:
+        return 0.15
+    best, best_t = -1.0, 0.15
+    for i in range(1, len(v)):
+        w0, w1 = i / len(v), 1 - i / len(v)
+        between = w0 * w1 * (v[:i].mean() - v[i:].mean()) ** 2
+        if between > best:
+            best, best_t = between, (v[i - 1] + v[i]) / 2
+    return float(np.clip(best_t, 0.06, 0.35))

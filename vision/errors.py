@@ -1,0 +1,40 @@
+"""Domain errors raised by the vision stages.
+
+Each message is one line that says what went wrong and what to try next; ``pipeline`` maps the
+classes to exit codes.
+"""
+from __future__ import annotations
+
+__all__ = ["VisionError", "ImageLoadError", "GridNotFoundError", "ClueReadError"]
+
+
+class VisionError(Exception):
+    """Base class of every error raised by ``vision``."""
+
+
+class ImageLoadError(VisionError):
+    """The input file could not be turned into an image.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file that failed.
+    reason : str
+        One line saying why, and what to do next.
+    """
+
+    def __init__(self, path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class GridNotFoundError(VisionError):
+    """No puzzle grid was found on the image."""
+
+    def __init__(self, message: str = "no puzzle grid found; crop closer to the grid or photograph it flatter"):
+        super().__init__(message)
+
+
+class ClueReadError(VisionError):
+    """A clue could not be read with enough confidence."""

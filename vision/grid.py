@@ -1,0 +1,672 @@
+"""Find puzzle grids on an image, rectify them, and find their row and column boundaries.
+
+The detector works on a downscaled copy: dark ink is thresholded locally, every large connected
+blob of ink (a grid's lines and black cells hang together) gives a candidate quadrilateral, and a
+candidate is kept only when its rectified interior shows regular, long, straight lines in both
+directions. The lattice found there also refines the corners, which are then mapped back to full
+resolution, so no step assumes square cells or a known size.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .imageio import downscale_for_detection
+from .types import Lattice, Quad
+
+__all__ = [
+    "GridGeometry",
+    "find_grids",
+    "rectify",
+    "find_lattice",
+    "locate_puzzles",
+    "MIN_CELLS",
+    "MAX_CELLS",
+]
+
+log = logging.getLogger(__name__)
+
+#: Smallest and largest number of rows or columns a puzzle grid may have.
+MIN_CELLS = 3
+MAX_CELLS = 40
+
+_DETECT_SIDE = 1000     # detection works on a copy this large; grids are big features
+_PROBE_SIDE = 480       # rectified size (longer side) used to score candidates
+_MIN_CONTRAST = 0.7     # lattice contrast below this is not a grid (text block, photo, frame)
+
+
+@dataclass(frozen=True, slots=True)
+class GridGeometry:
+    """One located puzzle: its corners, the homography, and its lattice in the rectified image.
+
+    Attributes
+    ----------
+    quad : Quad
+        Outer corners in source pixels (TL, TR, BR, BL).
+    H : (3, 3) float64 ndarray
+        Source pixels -> rectified pixels.
+    lattice : Lattice
+        Row and column boundaries in rectified pixels.
+    warped_size : tuple of int
+        (height, width) of the rectified image.
+    """
+
+    quad: Quad
+    H: np.ndarray
+    lattice: Lattice
+    warped_size: tuple[int, int]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.lattice.shape
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+
+
+def find_grids(image_bgr: np.ndarray) -> list[Quad]:
+    """Find every puzzle grid on an image.
+
+    Parameters
+    ----------
+    image_bgr : (M, N, 3) or (M, N) uint8 ndarray
+        The photo, scan or screenshot.
+
+    Returns
+    -------
+    quads : list of Quad
+        One per grid, corners TL TR BR BL in source pixels, in reading order (top to bottom,
+        then left to right). Empty when no grid is visible.
+    """
+    return [g.quad for g in locate_puzzles(image_bgr)]
+
+
+def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometry]:
+    """Find every grid and its lattice; the rectified image has about ``cell_px`` per cell.
+
+    Parameters
+    ----------
+    image_bgr : (M, N, 3) or (M, N) uint8 ndarray
+    cell_px : int
+        Pixels per cell in the rectified image that ``H`` maps to.
+
+    Returns
+    -------
+    geometries : list of GridGeometry
+        In reading order; empty when no grid is visible.
+    """
+    gray = _to_gray(image_bgr)
+    small, scale = downscale_for_detection(gray, _DETECT_SIDE)
+    found = []
+    for options in _candidate_quads(small):
+        probes = [p for p in (_probe(small, q) for q in options) if p is not None]
+        if not probes:
+            continue
+        # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells.
+        top_score = max(p[1] for p in probes)
+        quad_xy, contrast, shape = max((p for p in probes if p[1] >= top_score - 0.05),
+                                       key=lambda p: cv2.contourArea(p[0]))
+        found.append((quad_xy / scale, contrast, shape))
+    found = _drop_nested(found)
+    geometries = []
+    for quad_xy, contrast, shape in found:
+        geom = _refine(gray, quad_xy, contrast, shape, cell_px)
+        if geom is not None:
+            geometries.append(geom)
+    return _reading_order(geometries)
+
+
+def rectify(image: np.ndarray, quad: Quad, cell_px: int = 48,
+            shape: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Warp the quadrilateral to an upright rectangle.
+
+    Parameters
+    ----------
+    image : (M, N[, 3]) ndarray
+    quad : Quad
+        Corners TL TR BR BL in ``image`` pixels.
+    cell_px : int
+        With ``shape`` given, pixels per cell; otherwise the longer side is ``cell_px * 12``.
+    shape : (n_rows, n_cols), optional
+        Grid shape, when known, so every cell gets ``cell_px`` pixels a side.
+
+    Returns
+    -------
+    warped : ndarray
+        The rectified grid, same dtype and channels as ``image``.
+    H : (3, 3) float64 ndarray
+        Homography from ``image`` pixels to ``warped`` pixels.
+    """
+    corners_xy = np.asarray(quad.corners_xy, dtype=np.float32).reshape(4, 2)
+    if shape is not None:
+        n_rows, n_cols = shape
+        width, height = n_cols * cell_px, n_rows * cell_px
+    else:
+        width, height = _aspect_size(corners_xy, cell_px * 12)
+    return _warp(image, corners_xy, width, height)
+
+
+def find_lattice(warped_gray: np.ndarray, shape: tuple[int, int] | None = None) -> Lattice:
+    """Find row and column boundaries of a rectified grid from its lines.
+
+    The number of cells comes from the periodicity of the line profiles (no square cells
+    assumed); each boundary is then snapped to its local line peak, so spacing may vary.
+
+    Parameters
+    ----------
+    warped_gray : (M, N) uint8 ndarray
+        A rectified grid whose outer border lies near the image border.
+    shape : (n_rows, n_cols), optional
+        Known counts; the outer border is then taken to be the image border (as ``rectify``
+        makes it) and only inner boundaries are snapped. Otherwise everything is estimated.
+
+    Returns
+    -------
+    lattice : Lattice
+    """
+    if warped_gray.ndim == 3:
+        warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
+    rows_p, cols_p = _line_profiles(warped_gray)
+    if shape is not None:
+        h, w = warped_gray.shape[:2]
+        row_edges = _snap_edges(rows_p, 0.0, float(h), shape[0])
+        col_edges = _snap_edges(cols_p, 0.0, float(w), shape[1])
+    else:
+        row_edges, _ = _fit_edges(rows_p, None)
+        col_edges, _ = _fit_edges(cols_p, None)
+    return Lattice(tuple(float(v) for v in row_edges), tuple(float(v) for v in col_edges))
+
+
+# --------------------------------------------------------------------------------------------
+# Candidates
+
+
+def _to_gray(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        return image
+    if image.ndim == 3 and image.shape[2] == 3:
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
+    raise ValueError(f"image_bgr must be (M, N) or (M, N, 3), got shape {image.shape}")
+
+
+def _ink_mask(gray: np.ndarray) -> np.ndarray:
+    """Dark strokes relative to their surroundings: robust to shading and to a dark desk."""
+    side = max(gray.shape)
+    block = max(15, (side // 40) | 1)
+    ink = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 8)
+    return ink
+
+
+def _candidate_quads(gray: np.ndarray) -> list[np.ndarray]:
+    """Quadrilaterals around large connected blobs of ink."""
+    h, w = gray.shape
+    ink = _ink_mask(gray)
+    # Bridge one-pixel breaks in faint lines so a grid stays one blob.
+    ink = cv2.dilate(ink, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    min_side = max(24, 0.04 * max(h, w))
+    quads = []
+    order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
+    for i in order[:16]:
+        x, y, bw, bh, area = stats[i]
+        if min(bw, bh) < min_side or area < 0.02 * bw * bh:
+            continue
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
+        pts_xy = np.column_stack([xs + x, ys + y]).astype(np.float32)
+        hull_xy = cv2.convexHull(pts_xy).reshape(-1, 2)
+        options = _lines_to_quads(labels[y:y + bh, x:x + bw] == i, (x, y)) + _hull_to_quads(hull_xy)
+        if options:
+            quads.append(options)
+    return quads
+
+
+def _lines_to_quads(mask: np.ndarray, origin_xy) -> list[np.ndarray]:
+    """Corners from the outermost long straight lines of a blob.
+
+    Text touching a grid spoils its convex hull but adds no long lines, so the outer border
+    is found as the extreme long segments of the two dominant line directions.
+    """
+    bh, bw = mask.shape
+    min_len = 0.3 * min(bh, bw)
+    segs = cv2.HoughLinesP(mask.astype(np.uint8) * 255, 1, np.pi / 180, threshold=int(min_len * 0.6),
+                           minLineLength=min_len, maxLineGap=max(3, int(0.01 * max(bh, bw))))
+    if segs is None or len(segs) < 4:
+        return []
+    segs = segs.reshape(-1, 4).astype(np.float64)
+    d = segs[:, 2:] - segs[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    angle = np.mod(np.degrees(np.arctan2(d[:, 1], d[:, 0])), 180.0)
+    hist = np.bincount(np.rint(angle).astype(int) % 180, weights=length, minlength=180)
+    hist = np.convolve(np.concatenate([hist[-5:], hist, hist[:5]]), np.ones(11), "valid")
+    theta1 = int(np.argmax(hist))
+    diff1 = np.abs((angle - theta1 + 90) % 180 - 90)
+    far = np.where(np.abs((np.arange(180) - theta1 + 90) % 180 - 90) >= 50, hist, -1)
+    theta2 = int(np.argmax(far))
+    diff2 = np.abs((angle - theta2 + 90) % 180 - 90)
+    quads = []
+    for long_only in (False, True):
+        quad = _quad_from_families(segs, length, (theta1, diff1), (theta2, diff2), min_len, long_only)
+        if quad is None:
+            continue
+        quad = quad + np.asarray(origin_xy, np.float32)
+        if cv2.isContourConvex(quad.reshape(-1, 1, 2)) and cv2.contourArea(quad) >= 0.1 * bh * bw:
+            quads.append(quad)
+    return quads
+
+
+def _quad_from_families(segs, length, fam1, fam2, min_len, long_only):
+    """Intersect the outermost segments of two line families.
+
+    With ``long_only``, only segments at least half as long as the family's longest count:
+    a grid's border runs its full length, text beside it does not.
+    """
+    lines = []
+    for theta, diff in (fam1, fam2):
+        fam = np.nonzero(diff < 20)[0]
+        if long_only and len(fam):
+            fam = fam[length[fam] >= 0.5 * length[fam].max()]
+        if len(fam) < 2:
+            return None
+        t = np.radians(theta)
+        normal = np.array([-np.sin(t), np.cos(t)])
+        mids = (segs[fam, :2] + segs[fam, 2:]) / 2
+        rho = mids @ normal
+        extent = rho.max() - rho.min()
+        if extent < min_len:
+            return None
+        for target in (rho.min(), rho.max()):
+            # Among segments on that outer line, the longest one defines it best.
+            near = fam[np.abs(rho - target) < 0.01 * extent + 2]
+            lines.append(segs[near[np.argmax(length[near])]])
+    first_is_horizontal = abs(np.sin(np.radians(fam1[0]))) < 0.71
+    horizontal, vertical = (lines[:2], lines[2:]) if first_is_horizontal else (lines[2:], lines[:2])
+    corners = []
+    for h_line in horizontal:
+        for v_line in vertical:
+            p = _intersect(h_line, v_line)
+            if p is None:
+                return None
+            corners.append(p)
+    quad = np.asarray(corners, np.float64)
+    if not np.all(np.isfinite(quad)):
+        return None
+    return _order_corners(quad.astype(np.float32))
+
+
+def _intersect(s1: np.ndarray, s2: np.ndarray):
+    p, r = s1[:2], s1[2:] - s1[:2]
+    q, t = s2[:2], s2[2:] - s2[:2]
+    den = r[0] * t[1] - r[1] * t[0]
+    if abs(den) < 1e-9:
+        return None
+    u = ((q - p)[0] * t[1] - (q - p)[1] * t[0]) / den
+    return p + u * r
+
+
+def _hull_to_quads(hull_xy: np.ndarray) -> list[np.ndarray]:
+    """Candidate corner sets for a convex hull, TL TR BR BL; the probe picks the best.
+
+    A polygon approximation follows perspective; a minimum-area rectangle survives corners cut
+    off by hollow (coloured or black) corner cells; diagonal extremes need neither.
+    """
+    peri = cv2.arcLength(hull_xy.reshape(-1, 1, 2), True)
+    hull_area = cv2.contourArea(hull_xy.astype(np.float32))
+    quads = []
+    for frac in (0.01, 0.02, 0.03, 0.04, 0.06, 0.08, 0.1):
+        approx = cv2.approxPolyDP(hull_xy.reshape(-1, 1, 2), frac * peri, True).reshape(-1, 2)
+        if len(approx) == 4:
+            quads.append(approx.astype(np.float32))
+            break
+        if len(approx) < 4:
+            break
+    quads.append(cv2.boxPoints(cv2.minAreaRect(hull_xy.astype(np.float32))).astype(np.float32))
+    s = hull_xy.sum(axis=1)
+    d = hull_xy[:, 0] - hull_xy[:, 1]
+    quads.append(np.array([hull_xy[s.argmin()], hull_xy[d.argmax()], hull_xy[s.argmax()], hull_xy[d.argmin()]],
+                          dtype=np.float32))
+    out = []
+    for q in quads:
+        q = _order_corners(q)
+        if cv2.contourArea(q) >= 0.5 * hull_area and not any(np.abs(q - o).max() < 2 for o in out):
+            out.append(q)
+    return out
+
+
+def _order_corners(pts_xy: np.ndarray) -> np.ndarray:
+    """TL, TR, BR, BL by angle around the centroid, starting from the top-left-most."""
+    c = pts_xy.mean(axis=0)
+    ang = np.arctan2(pts_xy[:, 1] - c[1], pts_xy[:, 0] - c[0])
+    pts = pts_xy[np.argsort(ang)]  # clockwise in image coordinates (y down)
+    start = np.argmin(pts.sum(axis=1))
+    return np.roll(pts, -start, axis=0).astype(np.float32)
+
+
+def _aspect_size(corners_xy: np.ndarray, long_side: int) -> tuple[int, int]:
+    tl, tr, br, bl = corners_xy
+    width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
+    height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
+    k = long_side / max(width, height, 1.0)
+    return max(8, int(round(width * k))), max(8, int(round(height * k)))
+
+
+def _warp(image, corners_xy, width, height):
+    dst_xy = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
+    H = cv2.getPerspectiveTransform(np.asarray(corners_xy, np.float32), dst_xy)
+    warped = cv2.warpPerspective(image, H, (width, height), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    return warped, H.astype(np.float64)
+
+
+def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
+    """Rectify a candidate and test whether it holds a lattice; returns the tightened quad."""
+    # A margin lets an outer line that the hull cut through still show as a peak.
+    width, height = _aspect_size(quad_xy, _PROBE_SIDE)
+    margin = 0.03
+    corners = _expand_quad(quad_xy, margin)
+    mw, mh = int(round(width * (1 + 2 * margin))), int(round(height * (1 + 2 * margin)))
+    warped, H = _warp(gray_small, corners, mw, mh)
+    rows_p, cols_p = _line_profiles(warped)
+    # A side lying on the image border may have lost its outer line to the crop.
+    h_img, w_img = gray_small.shape
+    tl, tr, br, bl = quad_xy
+    on_top = max(tl[1], tr[1]) < 3
+    on_bottom = min(bl[1], br[1]) > h_img - 4
+    on_left = max(tl[0], bl[0]) < 3
+    on_right = min(tr[0], br[0]) > w_img - 4
+    my, mx = (mh - height) / 2, (mw - width) / 2
+    row_edges, row_c = _fit_edges(rows_p, None, open_ends=(my if on_top else None, mh - my if on_bottom else None))
+    if row_c < _MIN_CONTRAST or len(row_edges) - 1 < MIN_CELLS:
+        return None
+    col_edges, col_c = _fit_edges(cols_p, None, open_ends=(mx if on_left else None, mw - mx if on_right else None))
+    n_rows, n_cols = len(row_edges) - 1, len(col_edges) - 1
+    contrast = min(row_c, col_c)
+    if n_rows < MIN_CELLS or n_cols < MIN_CELLS or contrast < _MIN_CONTRAST:
+        log.debug("candidate rejected: %dx%d contrast %.2f", n_rows, n_cols, contrast)
+        return None
+    # Cells narrower than a few source pixels cannot hold digits: texture, not a grid.
+    src_w, src_h = (
+        (np.linalg.norm(quad_xy[1] - quad_xy[0]) + np.linalg.norm(quad_xy[2] - quad_xy[3])) / 2,
+        (np.linalg.norm(quad_xy[3] - quad_xy[0]) + np.linalg.norm(quad_xy[2] - quad_xy[1])) / 2)
+    if min(src_w / n_cols, src_h / n_rows) < 6:
+        log.debug("candidate rejected: %dx%d cells too small", n_rows, n_cols)
+        return None
+    # Cells should be roughly square in the source (allow print/photo distortion).
+    cell_aspect = ((row_edges[-1] - row_edges[0]) / n_rows) / ((col_edges[-1] - col_edges[0]) / n_cols)
+    if not 0.5 < cell_aspect < 2.0:
+        log.debug("candidate rejected: cell aspect %.2f", cell_aspect)
+        return None
+    box_xy = np.array([[col_edges[0], row_edges[0]], [col_edges[-1], row_edges[0]],
+                       [col_edges[-1], row_edges[-1]], [col_edges[0], row_edges[-1]]], dtype=np.float64)
+    tight_xy = _apply_h(np.linalg.inv(H), box_xy)
+    log.debug("candidate %dx%d contrast %.2f", n_rows, n_cols, contrast)
+    return tight_xy.astype(np.float32), contrast, (n_rows, n_cols)
+
+
+def _expand_quad(quad_xy: np.ndarray, frac: float) -> np.ndarray:
+    """Grow a quad about its centre by ``frac`` of its size on each side."""
+    c = quad_xy.mean(axis=0)
+    return (c + (quad_xy - c) * (1 + 2 * frac)).astype(np.float32)
+
+
+def _apply_h(H: np.ndarray, pts_xy: np.ndarray) -> np.ndarray:
+    pts = np.asarray(pts_xy, np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
+
+
+def _drop_nested(found):
+    """Of quads that overlap, keep the one with the clearer lattice (a frame holds no lattice)."""
+    keep = []
+    for item in sorted(found, key=lambda f: -cv2.contourArea(f[0])):
+        quad_xy, contrast = item[0], item[1]
+        poly = quad_xy.reshape(-1, 1, 2)
+        dup = False
+        for k, kept in enumerate(keep):
+            kq, kc = kept[0], kept[1]
+            centre = tuple(float(v) for v in quad_xy.mean(axis=0))
+            kcentre = tuple(float(v) for v in kq.mean(axis=0))
+            if (cv2.pointPolygonTest(kq.reshape(-1, 1, 2), centre, False) >= 0
+                    or cv2.pointPolygonTest(poly, kcentre, False) >= 0):
+                dup = True
+                if contrast > kc * 1.2:
+                    keep[k] = item
+                break
+        if not dup:
+            keep.append(item)
+    return keep
+
+
+def _refine(gray: np.ndarray, quad_xy: np.ndarray, contrast: float, shape: tuple[int, int],
+            cell_px: int) -> GridGeometry | None:
+    """Snap the outer border at full resolution, then re-warp at ``cell_px`` per cell."""
+    n_rows, n_cols = shape
+    # Warp with half a cell of margin all round so the outer lines can move either way.
+    width, height = (n_cols + 1) * cell_px, (n_rows + 1) * cell_px
+    half = cell_px / 2
+    inner_xy = np.array([[half, half], [width - half, half], [width - half, height - half], [half, height - half]],
+                        np.float32)
+    H0 = cv2.getPerspectiveTransform(np.asarray(quad_xy, np.float32), inner_xy)
+    warped = cv2.warpPerspective(gray, H0, (width, height), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    rows_p, cols_p = _line_profiles(warped)
+    row_edges = _snap_edges(rows_p, half, height - half, n_rows, outer_radius=0.3)
+    col_edges = _snap_edges(cols_p, half, width - half, n_cols, outer_radius=0.3)
+    box_xy = np.array([[col_edges[0], row_edges[0]], [col_edges[-1], row_edges[0]],
+                       [col_edges[-1], row_edges[-1]], [col_edges[0], row_edges[-1]]], dtype=np.float64)
+    corners_xy = _apply_h(np.linalg.inv(H0), box_xy).astype(np.float32)
+    quad = Quad(corners_xy, score=float(min(1.0, contrast)))
+    warped, H = rectify(gray, quad, cell_px, shape)
+    lattice = find_lattice(warped, shape)
+    return GridGeometry(quad=quad, H=H, lattice=lattice, warped_size=warped.shape[:2])
+
+
+def _snap_edges(profile: np.ndarray, a: float, b: float, n: int, outer_radius: float = 0.0) -> np.ndarray:
+    """Move each of ``n + 1`` evenly spaced boundaries from ``a`` to ``b`` onto its local peak.
+
+    A boundary without a clear peak nearby (an edge shared by two black cells) is placed by
+    interpolating between its snapped neighbours.
+    """
+    p = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 1.0).ravel()
+    top = float(np.percentile(p, 99)) or 1.0
+    cell = (b - a) / n
+    guess = a + cell * np.arange(n + 1)
+    edges = guess.copy()
+    found = np.zeros(n + 1, bool)
+    for k in range(n + 1):
+        radius = cell * (outer_radius if k in (0, n) else 0.22)
+        if radius <= 0:
+            found[k] = True
+            continue
+        if _peak_value(p, guess[k], radius) > 0.12 * top:
+            edges[k] = _peak_near(p, guess[k], radius)
+            found[k] = True
+    if found.sum() >= 2 and not found.all():
+        idx = np.nonzero(found)[0]
+        missing = np.nonzero(~found)[0]
+        edges[missing] = np.interp(missing, idx, edges[idx])
+        # np.interp clamps at the ends; continue the spacing outwards instead.
+        step = (edges[idx[-1]] - edges[idx[0]]) / max(idx[-1] - idx[0], 1)
+        before, after = missing[missing < idx[0]], missing[missing > idx[-1]]
+        edges[before] = edges[idx[0]] - (idx[0] - before) * step
+        edges[after] = edges[idx[-1]] + (after - idx[-1]) * step
+    return np.maximum.accumulate(edges)
+
+
+def _reading_order(geoms: list[GridGeometry]) -> list[GridGeometry]:
+    """Top to bottom, then left to right; grids whose vertical extents overlap share a row."""
+    items = sorted(geoms, key=lambda g: g.quad.corners_xy[:, 1].min())
+    rows: list[list[GridGeometry]] = []
+    for g in items:
+        top, bottom = g.quad.corners_xy[:, 1].min(), g.quad.corners_xy[:, 1].max()
+        if rows:
+            last = rows[-1]
+            ltop = min(x.quad.corners_xy[:, 1].min() for x in last)
+            lbottom = max(x.quad.corners_xy[:, 1].max() for x in last)
+            overlap = min(bottom, lbottom) - max(top, ltop)
+            if overlap > 0.5 * min(bottom - top, lbottom - ltop):
+                last.append(g)
+                continue
+        rows.append([g])
+    return [g for row in rows for g in sorted(row, key=lambda g: g.quad.corners_xy[:, 0].min())]
+
+
+# --------------------------------------------------------------------------------------------
+# Lattice
+
+
+def _line_profiles(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Strength of long horizontal (per row) and vertical (per column) lines and edges."""
+    g = gray.astype(np.float32)
+    h, w = g.shape
+    side = max(h, w)
+    # Thin dark lines: black-hat keeps dark strokes narrower than the kernel, not black cells.
+    k = max(5, (side // 50) | 1)
+    hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
+    hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+    # Edges between black and white cells carry no line of their own.
+    grad_y = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
+    grad_x = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
+    resp_h = np.maximum(hat_h, grad_y)
+    resp_v = np.maximum(hat_v, grad_x)
+    # Keep only long straight runs: digits, diagonals and text strokes are short.
+    run = max(7, side // 20)
+    resp_h = cv2.morphologyEx(resp_h, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
+    resp_v = cv2.morphologyEx(resp_v, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)))
+    return resp_h.mean(axis=1), resp_v.mean(axis=0)
+
+
+def _peak_value(profile: np.ndarray, pos: float, radius: float) -> float:
+    lo = max(0, int(np.floor(pos - radius)))
+    hi = min(len(profile), int(np.ceil(pos + radius)) + 1)
+    return float(profile[lo:hi].max()) if hi > lo else 0.0
+
+
+def _peak_near(profile: np.ndarray, pos: float, radius: float) -> float:
+    lo = max(0, int(np.floor(pos - radius)))
+    hi = min(len(profile), int(np.ceil(pos + radius)) + 1)
+    if hi <= lo:
+        return float(np.clip(pos, 0, len(profile) - 1))
+    i = lo + int(np.argmax(profile[lo:hi]))
+    # Parabolic interpolation for sub-pixel position.
+    if 0 < i < len(profile) - 1:
+        a, b, c = profile[i - 1], profile[i], profile[i + 1]
+        den = a - 2 * b + c
+        if den < 0:
+            return i + 0.5 * (a - c) / den
+    return float(i)
+
+
+def _running_max(p: np.ndarray, r: int) -> np.ndarray:
+    return cv2.dilate(p.astype(np.float32).reshape(1, -1), np.ones((1, 2 * r + 1), np.uint8)).ravel()
+
+
+def _fit_edges(profile: np.ndarray, n: int | None, open_ends=(None, None)) -> tuple[np.ndarray, float]:
+    """Boundary positions along one axis, and a 0..1 score of how well a lattice explains the lines.
+
+    ``open_ends`` gives, for the start and the end, the position of an image border that may
+    have cut off a row of cells with its outer line (None where the grid is not cut).
+    """
+    p = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 1.0).ravel()
+    L = len(p)
+    top = float(np.percentile(p, 99)) or 1.0
+    # Outer border: among the first and last few strong lines (a page edge or a rule beside
+    # the grid is strong too), the pair whose lattice explains the lines best.
+    pmax = _running_max(p, 3)
+    peaks = np.nonzero((p >= pmax) & (p > 0.35 * top))[0]
+    if len(peaks) < 2:
+        return np.array([0.0, float(L - 1)]), 0.0
+    best = (0.0, None, None, None)
+    for ia in peaks[:3]:
+        for ib in peaks[-3:][::-1]:
+            a, b = _peak_near(p, ia, 3), _peak_near(p, ib, 3)
+            if b - a < L * 0.3:
+                continue
+            m, score = _count_cells(p, a, b, top, n)
+            # A wider lattice wins a near tie: an inner pair also explains its own lines.
+            if m is not None and score > best[0] + 0.08:
+                best = (score, m, a, b)
+            if best[0] >= 0.9:
+                break
+        if best[0] >= 0.9:
+            break
+    contrast, m, a, b = best
+    if m is None:
+        return np.array([0.0, float(L - 1)]), 0.0
+    span = b - a
+    cell = span / m
+    if n is None:
+        # A border row of cells whose outer line is faint (cut by the image edge, or only an
+        # edge of some cells) still leaves a weak peak one cell further out.
+        while m < MAX_CELLS and a - cell > -0.3 * cell and _peak_value(p, a - cell, 0.15 * cell) > 0.12 * top:
+            new_a = _peak_near(p, max(a - cell, 0.0), 0.15 * cell)
+            if new_a > a - 0.5 * cell:
+                break
+            a, m = new_a, m + 1
+        while m < MAX_CELLS and b + cell < L - 1 + 0.3 * cell and _peak_value(p, b + cell, 0.15 * cell) > 0.12 * top:
+            new_b = _peak_near(p, min(b + cell, L - 1.0), 0.15 * cell)
+            if new_b < b + 0.5 * cell:
+                break
+            b, m = new_b, m + 1
+        start_cut, end_cut = open_ends
+        if start_cut is not None and m < MAX_CELLS and a - start_cut > 0.75 * cell:
+            a, m = max(start_cut, a - cell), m + 1
+        if end_cut is not None and m < MAX_CELLS and end_cut - b > 0.75 * cell:
+            b, m = min(end_cut, b + cell), m + 1
+        cell = (b - a) / m
+    edges = [a]
+    for k in range(1, m):
+        edges.append(_peak_near(p, a + k * cell, cell * 0.22))
+    edges.append(b)
+    edges = np.maximum.accumulate(np.asarray(edges, dtype=np.float64))
+    return edges, contrast
+
+
+_COMB_SAMPLES = 480
+_KERNELS: dict[int, np.ndarray] = {}
+
+
+def _count_cells(p: np.ndarray, a: float, b: float, top: float, n: int | None) -> tuple[int | None, float]:
+    """Number of equal cells between ``a`` and ``b`` whose boundaries best explain the line peaks.
+
+    Score = precision * recall: the share of line strength that sits on a boundary, times the
+    share of boundaries that carry a line. Half the true count leaves lines unexplained, double
+    the count leaves boundaries empty; both lose to the true count.
+    """
+    # Resample the span to a fixed length so windows mean the same at any resolution.
+    xs = np.linspace(a, b, _COMB_SAMPLES + 1)
+    q = np.interp(xs, np.arange(len(p)), p).astype(np.float32)
+    qmax3 = cv2.dilate(q.reshape(1, -1), np.ones((1, 7), np.uint8)).ravel()
+    peak_idx = np.nonzero((q >= qmax3) & (q > 0.15 * top))[0]
+    # Plateaus give runs of equal maxima; keep one per run.
+    if len(peak_idx):
+        peak_idx = peak_idx[np.concatenate([[True], np.diff(peak_idx) > 3])]
+    if len(peak_idx) < 2:
+        return None, 0.0
+    weights = q[peak_idx]
+    ref = float(np.median(weights))
+    candidates = [n] if n else [m for m in range(MIN_CELLS, MAX_CELLS + 1) if (b - a) / m >= 4]
+    best = (-np.inf, None)
+    total = float(weights.sum())
+    q_row = q.reshape(1, -1)
+    dilated: dict[int, np.ndarray] = {}
+    for m in candidates:
+        cell = _COMB_SAMPLES / m
+        tol = max(2.0, 0.15 * cell)
+        off = np.abs(peak_idx - np.rint(peak_idx / cell) * cell)
+        precision = float(weights[off <= tol].sum()) / total
+        if m < 2:
+            continue
+        r = int(np.ceil(tol))
+        if r not in dilated:
+            dilated[r] = cv2.dilate(q_row, _KERNELS.setdefault(r, np.ones((1, 2 * r + 1), np.uint8))).ravel()
+        pos = np.rint(cell * np.arange(1, m)).astype(int)
+        recall = float(np.minimum(1.0, dilated[r][pos] * (2.0 / ref)).sum()) / (m - 1)
+        score = precision * recall
+        if score > best[0] + 1e-6:
+            best = (score, m)
+    return best[1], best[0]

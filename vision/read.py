@@ -1,0 +1,120 @@
+"""Read a located grid: cell classes, clue numbers and the layout they imply."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from solver.reconcile import SideReading
+
+from .cells import classify_cells
+from .grid import GridGeometry
+from .ocr import read_clues_two_readers
+from .types import CellClasses, Lattice, NumberRead
+
+__all__ = ["GridReading", "read_grid", "rectify_for_reading"]
+
+log = logging.getLogger(__name__)
+
+Cell = tuple[int, int]
+
+#: Pixels per cell side for reading; clue digits are about a third of a cell high.
+READ_CELL_PX = 72
+
+
+@dataclass(frozen=True, eq=False)
+class GridReading:
+    """What was seen in one grid, before the puzzle's rules are applied.
+
+    ``sides`` has one entry for every run the layout requires; ``H`` and ``lattice`` describe
+    the rectified frame the reading was made in (source pixels -> rectified pixels).
+    """
+
+    n_rows: int
+    n_cols: int
+    whites: frozenset[Cell]
+    clue_cells: tuple[Cell, ...]
+    sides: tuple[SideReading, ...]
+    classes: CellClasses
+    H: np.ndarray
+    lattice: Lattice
+    stray: tuple[tuple[Cell, str, int], ...] = ()  # numbers read where the layout has no run
+
+
+def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX
+                        ) -> tuple[np.ndarray, np.ndarray, Lattice]:
+    """Warp the grid so that an average cell is ``cell_px`` pixels a side.
+
+    Returns the rectified image, its homography from source pixels, and the lattice scaled to it.
+    """
+    lat = geometry.lattice
+    n_rows, n_cols = lat.shape
+    sy = cell_px * n_rows / max(lat.row_edges[-1] - lat.row_edges[0], 1.0)
+    sx = cell_px * n_cols / max(lat.col_edges[-1] - lat.col_edges[0], 1.0)
+    S = np.diag([sx, sy, 1.0])
+    H = S @ geometry.H
+    h = int(round(geometry.warped_size[0] * sy))
+    w = int(round(geometry.warped_size[1] * sx))
+    warped = cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_AREA if min(sx, sy) < 1 else cv2.INTER_CUBIC,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    lattice = Lattice(tuple(y * sy for y in lat.row_edges), tuple(x * sx for x in lat.col_edges))
+    return warped, H, lattice
+
+
+def _cell_crop(warped: np.ndarray, lattice: Lattice, row: int, col: int) -> np.ndarray:
+    y0, y1 = int(round(lattice.row_edges[row])), int(round(lattice.row_edges[row + 1]))
+    x0, x1 = int(round(lattice.col_edges[col])), int(round(lattice.col_edges[col + 1]))
+    return warped[max(y0, 0):y1, max(x0, 0):x1]
+
+
+def _options(read: NumberRead) -> tuple[tuple[int, float], ...]:
+    if read.value is None:
+        return ()
+    alts = read.alternatives or ((read.value, read.confidence),)
+    # The reader's confidence is the probability of its first choice.
+    first = (alts[0][0], float(read.confidence))
+    return (first, *((int(v), float(p)) for v, p in alts[1:]))
+
+
+def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
+    """Classify the cells of a located grid and read every clue its layout needs.
+
+    Parameters
+    ----------
+    image : (M, N, 3) uint8 ndarray
+        The source image (BGR) the geometry was found in.
+    geometry : GridGeometry
+        From :func:`vision.grid.locate_puzzles`.
+    """
+    warped, H, lattice = rectify_for_reading(image, geometry)
+    classes = classify_cells(warped, lattice)
+    n_rows, n_cols = lattice.shape
+    kinds = classes.kinds
+    whites = frozenset((r, c) for r in range(n_rows) for c in range(n_cols) if kinds[r, c] == "white")
+    # The layout decides which sides carry a number: a down sum exactly when the cell below is
+    # white, an across sum exactly when the cell to the right is white.
+    needs: dict[Cell, tuple[bool, bool]] = {}
+    for r in range(n_rows):
+        for c in range(n_cols):
+            if (r, c) in whites:
+                continue
+            down, across = (r + 1, c) in whites, (r, c + 1) in whites
+            if down or across:
+                needs[(r, c)] = (down, across)
+    clue_cells = tuple(sorted(needs))
+    crops = [_cell_crop(warped, lattice, r, c) for r, c in clue_cells]
+    reads = read_clues_two_readers(crops) if crops else []
+    sides: list[SideReading] = []
+    stray: list[tuple[Cell, str, int]] = []
+    for cell, (down_read, across_read) in zip(clue_cells, reads):
+        need_down, need_across = needs[cell]
+        for direction, needed, read in (("down", need_down, down_read), ("across", need_across, across_read)):
+            if needed:
+                sides.append(SideReading(cell, direction, _options(read)))
+            elif read.value is not None and read.confidence > 0.9:
+                stray.append((cell, direction, read.value))
+    if stray:
+        log.info("numbers read where the layout has no run: %s", stray)
+    return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray))
