@@ -5,10 +5,12 @@ classes to exit codes.
 """
 from __future__ import annotations
 
+from solver.errors import KakuroError
+
 __all__ = ["VisionError", "ImageLoadError", "GridNotFoundError", "ClueReadError"]
 
 
-class VisionError(Exception):
+class VisionError(KakuroError):
     """Base class of every error raised by ``vision``."""
 
 
