@@ -220,6 +220,16 @@ def _write_image(path: Path, image: np.ndarray) -> None:
     write_atomically(path, write)
 
 
+def _write_debug(folder: Path, stem: str, image: np.ndarray, results: list[PuzzleResult]) -> None:
+    from vision.debug import draw_stages
+
+    readings = [r.reading for r in results if r.reading is not None]
+    pictures = draw_stages(image, [r.corners_xy for r in results if r.corners_xy is not None], readings)
+    for name, picture in pictures.items():
+        _write_image(folder / f"{stem}-{name}.png", picture)
+    log.info("stage pictures written to %s", folder)
+
+
 def _load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
     """A puzzle file (text, JSON, CSP) or an image, told apart by content."""
     if not path.exists():
@@ -266,9 +276,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         _write_image(out, annotate_image(image, results))
         log.info("annotated image written to %s", out)
         if args.debug:
-            from vision.debug import write_debug_images
-
-            write_debug_images(Path(args.debug), image, results)
+            _write_debug(Path(args.debug), path.stem, image, results)
     if args.json:
         doc = {"input": str(path), "puzzles": [r.to_json() for r in results],
                "seconds": round(time.perf_counter() - start, 3)}

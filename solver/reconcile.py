@@ -222,13 +222,17 @@ def reconcile_reading(
         return Reconciled("unreadable", puzzle, None, corrections=corrections_for(first, forced=False),
                           problems=(f"more than one reading gives a unique solution ({choices}); check these clues",),
                           suspect_runs=tuple(suspects))
-    if first_solution is not None and first_solution.status == "multiple":
-        return Reconciled("ambiguous", puzzle, first_solution, corrections=corrections_for(first, forced=False),
+    if first_solution is not None and first_solution.status == "multiple" and not changed_first:
+        return Reconciled("ambiguous", puzzle, first_solution,
                           problems=("the clues as read allow more than one solution",), suspect_runs=tuple(suspects))
     across = sum(v for (_, d), v in first.items() if d == "across")
     down = sum(v for (_, d), v in first.items() if d == "down")
-    reason = (f"across clues total {across} but down clues total {down}" if across != down
-              else "no solution satisfies every clue as read")
+    if across != down:
+        reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
+    elif first_solution is not None and first_solution.status == "multiple":
+        reason = "no reading of the clues has exactly one solution"
+    else:
+        reason = "no solution satisfies every clue as read"
     if suspects:
         reason += "; least certain: " + ", ".join(_describe_side(k) for k in suspects[:6])
     return Reconciled("unsolvable", puzzle, None, corrections=corrections_for(first, forced=False),

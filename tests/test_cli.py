@@ -1,0 +1,129 @@
+"""The command line: exit codes, JSON contract, outputs, one-line errors."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline import ExitCode
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+SEEDS = ROOT / "tests" / "data" / "puzzles" / "seeds"
+
+
+def run(argv, capsys):
+    code = pipeline.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_image_writes_annotated_image_and_json(tmp_path, capsys):
+    src = tmp_path / "in.png"
+    shutil.copy(SAMPLES / "site_7x7.png", src)
+    before = src.read_bytes()
+    out_png = tmp_path / "solved.png"
+    code, out, err = run(["solve", src, "-o", out_png, "--json"], capsys)
+    assert code == ExitCode.ok, err
+    doc = json.loads(out)  # stdout carries exactly one JSON object
+    assert doc["input"] == str(src)
+    (puzzle,) = doc["puzzles"]
+    assert puzzle["status"] == "solved" and puzzle["unique"] is True
+    assert (puzzle["rows"], puzzle["cols"]) == (7, 7)
+    assert len(puzzle["grid"]) == 7 and len(puzzle["solution"]) == 7
+    assert len(puzzle["corners"]) == 4
+    for r, row in enumerate(puzzle["grid"]):
+        for c, token in enumerate(row):
+            assert (token == ".") == (puzzle["solution"][r][c] is not None)
+    drawn = cv2.imread(str(out_png))
+    original = cv2.imread(str(src))
+    assert drawn.shape == original.shape
+    assert np.abs(drawn.astype(int) - original.astype(int)).sum() > 0  # digits were drawn
+    assert src.read_bytes() == before  # the input is never modified
+    assert not list(tmp_path.glob(".*"))  # no temporary files left behind
+
+
+def test_debug_writes_one_picture_per_stage(tmp_path, capsys):
+    code, _, err = run(["solve", SAMPLES / "wikipedia_8x8.png", "-o", tmp_path / "o.png", "--debug", tmp_path / "dbg"],
+                       capsys)
+    assert code == ExitCode.ok, err
+    names = sorted(p.name for p in (tmp_path / "dbg").iterdir())
+    for stage in ("grids", "lattice", "classes", "clues"):
+        assert any(stage in n for n in names), names
+
+
+def test_inconsistent_clues_exit_unsolvable(tmp_path, capsys):
+    code, out, err = run(["solve", SAMPLES / "magazine_10x10_unbalanced.png", "-o", tmp_path / "o.png", "--json"],
+                         capsys)
+    doc = json.loads(out)
+    statuses = [p["status"] for p in doc["puzzles"]]
+    assert "solved" not in statuses
+    assert code in (ExitCode.unsolvable, ExitCode.unreadable)
+    assert (tmp_path / "o.png").exists()  # the read grid is still shown, with the trouble marked
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"", ExitCode.input_file),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", ExitCode.input_file),  # truncated PNG
+    (bytes(range(256)) * 8, ExitCode.input_file),  # binary junk
+])
+def test_bad_files_get_one_line_errors(tmp_path, capsys, content, expected):
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(content)
+    code, out, err = run(["solve", bad, "-o", tmp_path / "o.png"], capsys)
+    assert code == expected
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and str(bad) in lines[0], err
+    assert not (tmp_path / "o.png").exists()
+
+
+def test_missing_file(tmp_path, capsys):
+    code, _, err = run(["solve", tmp_path / "nope.jpg"], capsys)
+    assert code == ExitCode.input_file and "nope.jpg" in err
+
+
+def test_image_of_something_else_says_no_grid(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    noise = cv2.GaussianBlur((rng.random((400, 600, 3)) * 255).astype(np.uint8), (9, 9), 0)
+    cv2.circle(noise, (300, 200), 120, (20, 20, 20), -1)
+    path = tmp_path / "photo.jpg"
+    cv2.imwrite(str(path), noise)
+    code, _, err = run(["solve", path, "-o", tmp_path / "o.png"], capsys)
+    assert code == ExitCode.grid_not_found
+    assert "photo.jpg" in err and "grid" in err
+
+
+def test_puzzle_files(capsys, tmp_path):
+    code, out, _ = run(["solve", SAMPLES / "evolutionary_easy.txt"], capsys)
+    assert code == ExitCode.ok and "\\17" in out
+    code, out, _ = run(["solve", "--json", SAMPLES / "evolutionary_easy.txt"], capsys)
+    assert json.loads(out)["puzzles"][0]["unique"] is True
+    bad = tmp_path / "bad.txt"
+    bad.write_text("#  3\\\n\\4 . .\n")
+    code, _, err = run(["solve", bad], capsys)
+    assert code == ExitCode.input_file and "row 2 has 3 cells" in err
+
+
+def test_combos(capsys):
+    code, out, _ = run(["combos", "16", "2"], capsys)
+    assert code == ExitCode.ok and "7 9" in out
+    code, out, _ = run(["combos", "51", "2"], capsys)
+    assert code == ExitCode.unsolvable and "3..17" in out
+
+
+def test_bad_args(capsys):
+    assert pipeline.main(["solve"]) == ExitCode.bad_args
+
+
+def test_console_script_smoke(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "pipeline.py"), "solve", str(SAMPLES / "site_5x5.png"),
+                           "-o", str(tmp_path / "o.png"), "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["puzzles"][0]["status"] == "solved"

@@ -1,0 +1,280 @@
+"""Seed puzzles, puzzle formats and validation, with the real CP-SAT solver."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from solver.errors import InvalidPuzzleError, PuzzleFormatError
+from solver.formats import (
+    format_text, load_puzzle, parse_csp_input, parse_puzzle, parse_solution_grid, parse_text,
+    puzzle_from_json, puzzle_to_json,
+)
+from solver.model import Clue, Puzzle
+from solver.solve import solve_puzzle
+from solver.validate import check_puzzle, validate_puzzle
+
+SEEDS = Path(__file__).parent / "data" / "puzzles" / "seeds"
+
+
+def _check_filled_grid(puzzle: Puzzle, values) -> None:
+    """Independent of ``Puzzle.runs``: walk from every clue cell over white cells and check the run."""
+    assert set(values) == set(puzzle.whites), "every white cell filled, nothing else"
+    for clue in puzzle.clues:
+        for total, (dr, dc) in ((clue.across, (0, 1)), (clue.down, (1, 0))):
+            if total is None:
+                continue
+            digits = []
+            r, c = clue.row + dr, clue.col + dc
+            while (r, c) in puzzle.whites:
+                digits.append(values[(r, c)])
+                r, c = r + dr, c + dc
+            assert digits, f"clue at {clue} has an empty run"
+            assert all(1 <= d <= 9 for d in digits)
+            assert len(set(digits)) == len(digits), f"repeated digit in run of {clue}"
+            assert sum(digits) == total, f"run of {clue} sums to {sum(digits)}, not {total}"
+    for cell, digit in puzzle.givens:
+        assert values[cell] == digit
+
+
+# --- seeds ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["evolutionary_easy", "evolutionary_medium", "evolutionary_hard",
+                                  "evolutionary_expert", "milp_manual_8x8"])
+def test_seed_unique_and_matches_published_solution(name):
+    puzzle = check_puzzle(load_puzzle(SEEDS / f"{name}.txt"))
+    solution = solve_puzzle(puzzle)
+    assert solution.status == "unique"
+    _check_filled_grid(puzzle, solution.values)
+    sol_file = SEEDS / f"{name}.sol"
+    if sol_file.exists():
+        assert dict(solution.values) == parse_solution_grid(sol_file.read_text())
+
+
+@pytest.mark.parametrize("file_name", ["mac_csp_5x6.txt", "mac_csp_5x6.input0"])
+def test_mac_csp_has_exactly_two_solutions(file_name):
+    puzzle = check_puzzle(load_puzzle(SEEDS / file_name))
+    solution = solve_puzzle(puzzle)
+    assert solution.status == "multiple"
+    _check_filled_grid(puzzle, solution.values)
+    _check_filled_grid(puzzle, solution.other)
+    assert solution.values != solution.other
+    assert solution.differing == tuple(sorted(c for c in puzzle.whites
+                                              if solution.values[c] != solution.other[c]))
+    # "Exactly two", counted by a plain backtracking search that shares no code with the solver.
+    assert _count_solutions(puzzle, limit=3) == 2
+
+
+def _count_solutions(puzzle: Puzzle, limit: int) -> int:
+    """Count fillings of a small puzzle by backtracking over cells in reading order (up to ``limit``)."""
+    runs = []
+    for clue in puzzle.clues:
+        for total, (dr, dc) in ((clue.across, (0, 1)), (clue.down, (1, 0))):
+            if total is None:
+                continue
+            cells = []
+            r, c = clue.row + dr, clue.col + dc
+            while (r, c) in puzzle.whites:
+                cells.append((r, c))
+                r, c = r + dr, c + dc
+            runs.append((total, cells))
+    cells = sorted(puzzle.whites)
+    runs_of = {cell: [run for run in runs if cell in run[1]] for cell in cells}
+    values: dict = {}
+
+    def fits(cell) -> bool:
+        for total, run_cells in runs_of[cell]:
+            filled = [values[c] for c in run_cells if c in values]
+            if len(set(filled)) != len(filled) or sum(filled) > total:
+                return False
+            if len(filled) == len(run_cells) and sum(filled) != total:
+                return False
+        return True
+
+    def search(i: int) -> int:
+        if i == len(cells):
+            return 1
+        count = 0
+        for digit in range(1, 10):
+            values[cells[i]] = digit
+            if fits(cells[i]):
+                count += search(i + 1)
+                if count >= limit:
+                    break
+            del values[cells[i]]
+        values.pop(cells[i], None)
+        return count
+
+    return search(0)
+
+
+def test_mac_csp_formats_parse_to_same_puzzle():
+    text = load_puzzle(SEEDS / "mac_csp_5x6.txt")
+    csp = load_puzzle(SEEDS / "mac_csp_5x6.input0")
+    assert text == csp
+    assert parse_csp_input((SEEDS / "mac_csp_5x6.input0").read_text()) == csp
+
+
+def test_montecarlo_solved_not_unique():
+    puzzle = check_puzzle(load_puzzle(SEEDS / "montecarlo_5x5.txt"))
+    solution = solve_puzzle(puzzle)
+    assert solution.status == "multiple"
+    _check_filled_grid(puzzle, solution.values)
+    _check_filled_grid(puzzle, solution.other)
+    # The paper's published solution is one of the many.
+    _check_filled_grid(puzzle, parse_solution_grid((SEEDS / "montecarlo_5x5.sol").read_text()))
+
+
+def test_milp_as_printed_rejected_naming_cell_and_range():
+    puzzle = load_puzzle(SEEDS / "milp_manual_8x8_as_printed.txt")
+    with pytest.raises(InvalidPuzzleError) as info:
+        check_puzzle(puzzle)
+    message = str(info.value)
+    assert "row 7, column 6" in message
+    assert "3..17" in message
+    assert "51" in message
+    assert any(p.rule == "clue-out-of-range" and (p.row, p.col) == (6, 5) for p in info.value.problems)
+
+
+# --- formats ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", sorted(SEEDS.glob("*.txt")), ids=lambda p: p.stem)
+def test_text_round_trip_seeds(path):
+    puzzle = load_puzzle(path)
+    assert parse_text(format_text(puzzle)) == puzzle
+
+
+@pytest.mark.parametrize("path", sorted(SEEDS.glob("*.txt")), ids=lambda p: p.stem)
+def test_json_round_trip_seeds(path):
+    puzzle = load_puzzle(path)
+    data = json.loads(json.dumps(puzzle_to_json(puzzle)))
+    assert puzzle_from_json(data) == puzzle
+    assert parse_puzzle(json.dumps(data)) == puzzle  # detected as JSON by its content
+
+
+def test_text_format_writes_solution_and_givens():
+    puzzle = load_puzzle(SEEDS / "evolutionary_easy.txt")
+    solution = solve_puzzle(puzzle)
+    solved = parse_text(format_text(puzzle, solution.values))
+    # A filled grid reads back as the same puzzle with every white cell given.
+    assert solved == puzzle.with_givens(solution.values)
+    assert solve_puzzle(solved).values == solution.values
+
+
+def test_text_tokens():
+    puzzle = parse_text("#  23\\  \\\n\\16 .  #\n\\4  3  #\n")
+    assert puzzle.n_rows == 3 and puzzle.n_cols == 3
+    assert puzzle.clue_at[(0, 1)] == Clue(0, 1, down=23, across=None)
+    assert puzzle.clue_at[(1, 0)] == Clue(1, 0, down=None, across=16)
+    assert puzzle.whites == {(1, 1), (2, 1)}
+    assert puzzle.given_at == {(2, 1): 3}
+    assert puzzle.kind(0, 2) == "black"
+
+
+def test_ragged_rows_error_names_row():
+    with pytest.raises(PuzzleFormatError, match=r"row 3 has 2 cells but row 1 has 3"):
+        parse_text("#  3\\ 4\\\n\\7 .  .\n\\3 .\n")
+
+
+@pytest.mark.parametrize("token", ["x", "10", "3\\x", "\\\\"])
+def test_unknown_token_error_names_row_and_column(token):
+    with pytest.raises(PuzzleFormatError) as info:
+        parse_text(f"#  3\\ 4\\\n\\7 .  {token}\n")
+    assert "row 2, column 3" in str(info.value)
+    assert repr(token) in str(info.value)
+
+
+def test_format_errors_name_the_source(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# ?\n")
+    with pytest.raises(PuzzleFormatError, match=re.escape(str(bad)) + r": row 1, column 2"):
+        load_puzzle(bad)
+    with pytest.raises(PuzzleFormatError, match="invalid JSON"):
+        parse_puzzle("{not json")
+    with pytest.raises(PuzzleFormatError, match="grid"):
+        puzzle_from_json({"rows": 2})
+    with pytest.raises(PuzzleFormatError, match="cannot read"):
+        load_puzzle(tmp_path / "missing.txt")
+
+
+def test_json_size_mismatch_rejected():
+    data = puzzle_to_json(load_puzzle(SEEDS / "evolutionary_easy.txt"))
+    data["rows"] = 4
+    with pytest.raises(PuzzleFormatError, match='"rows" says 4 but the grid has 3'):
+        puzzle_from_json(data)
+
+
+def test_csp_import():
+    puzzle = parse_csp_input((SEEDS / "mac_csp_5x6.input0").read_text())
+    assert (puzzle.n_rows, puzzle.n_cols) == (5, 6)
+    assert len(puzzle.whites) == 12
+    assert puzzle.clue_at[(0, 1)] == Clue(0, 1, down=3, across=None)
+    assert puzzle.clue_at[(1, 3)] == Clue(1, 3, down=7, across=None)
+    assert puzzle.clue_at[(3, 1)] == Clue(3, 1, down=None, across=10)
+    assert validate_puzzle(puzzle) == []
+    with pytest.raises(PuzzleFormatError, match="rows="):
+        parse_csp_input("columns=3\nHorizontal\n")
+
+
+def test_solution_grid_packed_and_tokens():
+    assert parse_solution_grid("#12\n#3#\n") == {(0, 1): 1, (0, 2): 2, (1, 1): 3}
+    assert parse_solution_grid("# 1 2\n# 3 #\n") == {(0, 1): 1, (0, 2): 2, (1, 1): 3}
+
+
+# --- validation -------------------------------------------------------------------------------
+
+def _rules(text: str) -> dict[str, list[str]]:
+    problems = validate_puzzle(parse_text(text))
+    out: dict[str, list[str]] = {}
+    for p in problems:
+        out.setdefault(p.rule, []).append(str(p))
+    return out
+
+
+def test_valid_puzzle_has_no_problems():
+    assert validate_puzzle(load_puzzle(SEEDS / "milp_manual_8x8.txt")) == []
+
+
+def test_white_cell_without_run():
+    rules = _rules("#  3\\ #\n\\1 .  .\n")
+    assert rules["white-without-run"] == ["row 2, column 3: white cell has no down clue"]
+
+
+def test_empty_run():
+    rules = _rules("#  3\\ \\4\n\\1 .  #\n")
+    assert any(m.startswith("row 1, column 3: across clue 4 has no white cells") for m in rules["empty-run"])
+
+
+def test_run_too_long():
+    row0 = "# " + " ".join(["45\\"] * 10)
+    row1 = "\\55 " + " ".join(["."] * 10)
+    rules = _rules(f"{row0}\n{row1}\n")
+    assert rules["run-too-long"] == ["row 2, column 1: across run of 10 cells is longer than 9"]
+
+
+def test_clue_out_of_range_and_totals_differ():
+    rules = _rules("#  3\\ 4\\\n\\18 .  .\n")
+    assert rules["clue-out-of-range"] == [
+        "row 2, column 1: across clue 18 cannot fill 2 cell(s): a run of 2 sums to 3..17"]
+    assert "across clues total 18 but down clues total 7" in rules["totals-differ"][0]
+
+
+def test_givens_checked():
+    rules = _rules("#  3\\  4\\\n\\7 2   2\n")
+    assert "given-repeated" in rules
+
+
+def test_check_puzzle_error_lists_every_problem():
+    with pytest.raises(InvalidPuzzleError) as info:
+        check_puzzle(parse_text("#  3\\ #\n\\1 .  .\n"))
+    assert len(info.value.problems) >= 2
+    assert "more problem" in str(info.value)
+
+
+def test_unsolvable_puzzle_reports_none():
+    # Valid by every static rule, yet 1+2 across forces 1+3 down and 2+2 down, which repeats a digit.
+    puzzle = check_puzzle(parse_text("#   4\\  4\\\n\\3 .  .\n\\5 .  .\n"))
+    assert _count_solutions(puzzle, limit=1) == 0
+    assert solve_puzzle(puzzle).status == "none"
