@@ -31,7 +31,7 @@ from vision.imageio import load_image
 from vision.overlay import draw_solution
 from vision.read import GridReading, read_grid
 
-__all__ = ["main", "ExitCode", "PuzzleResult", "solve_image", "annotate_image"]
+__all__ = ["main", "ExitCode", "PuzzleResult", "PageResult", "solve_image", "annotate_image", "process_page"]
 
 log = logging.getLogger("kakuro")
 
@@ -326,6 +326,252 @@ def cmd_combos(args: argparse.Namespace) -> int:
     return int(ExitCode.ok)
 
 
+# ---------------------------------------------------------------------------------------------
+# Batch: folders and PDF books, one page per unit of work
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".heic", ".heif"}
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    out_dir: Path
+    dpi: int = 300
+    time_limit_s: float = 10.0
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class PageJob:
+    source: Path
+    page: int | None  # 0-based page of a PDF; None for an image file
+
+    @property
+    def stem(self) -> str:
+        return self.source.stem + (f"-p{self.page + 1}" if self.page is not None else "")
+
+
+@dataclass(frozen=True)
+class PageResult:
+    """What one page gave: one summary row per puzzle (or one row saying why the page failed)."""
+
+    job: PageJob
+    rows: tuple[dict[str, Any], ...]
+    error: str | None = None
+    exit_code: int = 0
+
+
+def expand_inputs(inputs: list[str]) -> tuple[list[PageJob], list[PageResult]]:
+    """Image files, folders (recursively) and PDFs -> page jobs; inputs that fail at once -> results."""
+    from vision.imageio import count_pdf_pages
+
+    jobs: list[PageJob] = []
+    failed: list[PageResult] = []
+    files: list[Path] = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*")
+                                if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES | {".pdf"}))
+        else:
+            files.append(path)
+    for path in files:
+        if path.suffix.lower() == ".pdf":
+            try:
+                jobs.extend(PageJob(path, i) for i in range(count_pdf_pages(path)))
+            except KakuroError as exc:
+                failed.append(_failed_page(PageJob(path, None), exc))
+        else:
+            jobs.append(PageJob(path, None))
+    return jobs, failed
+
+
+def _failed_page(job: PageJob, exc: BaseException) -> PageResult:
+    message = str(exc)
+    if not message.startswith(str(job.source)):
+        message = f"{job.source}: {message}"
+    if job.page is not None:
+        message = f"{message} (page {job.page + 1})" if "page" not in message else message
+    row = {"input": str(job.source), "page": None if job.page is None else job.page + 1, "index": None,
+           "status": "error", "unique": None, "corrections": 0, "seconds": 0.0, "error": message}
+    return PageResult(job, (row,), message, int(exit_code_for(exc)))
+
+
+def _result_path(options: BatchOptions, job: PageJob) -> Path:
+    return options.out_dir / f"{job.stem}.result.json"
+
+
+def process_page(job: PageJob, options: BatchOptions) -> PageResult:
+    """Read, solve and write the outputs of every puzzle on one page; never raises for bad input."""
+    from vision.imageio import load_pdf_page
+
+    done = _result_path(options, job)
+    if done.exists() and not options.force:
+        try:
+            data = json.loads(done.read_text())
+            return PageResult(job, tuple(data["rows"]), data.get("error"), data.get("exit_code", 0))
+        except (OSError, ValueError, KeyError):
+            pass  # an unreadable record is redone
+    start = time.perf_counter()
+    try:
+        image = load_pdf_page(job.source, job.page, options.dpi) if job.page is not None else load_image(job.source)
+        results = solve_image(image, time_limit_s=options.time_limit_s)
+    except (KakuroError, OSError, ValueError) as exc:
+        result = _failed_page(job, exc)
+    except Exception as exc:  # a bug on one page must not stop the book
+        log.debug("page failed", exc_info=True)
+        result = _failed_page(job, RuntimeError(f"internal error: {type(exc).__name__}: {exc}"))
+        result = PageResult(job, result.rows, result.error, int(ExitCode.other_error))
+    else:
+        annotated = annotate_image(image, results)
+        _write_image(options.out_dir / f"{job.stem}.png", annotated)
+        rows = []
+        for k, res in enumerate(results, start=1):
+            name = job.stem + (f"-{k}" if len(results) > 1 else "")
+            if res.puzzle is not None:
+                values = dict(res.solution.values) if res.solution and res.status == "solved" else None
+                text = format_text(res.puzzle, values)
+                write_atomically(options.out_dir / f"{name}.txt", lambda t, text=text: t.write_text(text))
+            doc = {"input": str(job.source), "page": None if job.page is None else job.page + 1, "index": k,
+                   **res.to_json()}
+            write_atomically(options.out_dir / f"{name}.json", lambda t, doc=doc: t.write_text(json.dumps(doc)))
+            if len(results) > 1 and res.corners_xy is not None:
+                x0, y0 = np.maximum(res.corners_xy.min(axis=0) - 20, 0).astype(int)
+                x1, y1 = (res.corners_xy.max(axis=0) + 20).astype(int)
+                _write_image(options.out_dir / f"{name}.png", annotated[y0:y1, x0:x1])
+            rows.append({"input": str(job.source), "page": doc["page"], "index": k, "status": res.status,
+                         "unique": doc["unique"], "corrections": len(res.corrections),
+                         "seconds": round(res.seconds, 3), "error": "; ".join(res.problems) or None})
+        code = _worst(_STATUS_EXIT[r.status] for r in results)
+        result = PageResult(job, tuple(rows), None, int(code))
+    seconds = round(time.perf_counter() - start, 3)
+    record = {"rows": list(result.rows), "error": result.error, "exit_code": result.exit_code, "seconds": seconds}
+    write_atomically(done, lambda t: t.write_text(json.dumps(record)))
+    return result
+
+
+def _init_worker() -> None:
+    import cv2
+
+    from vision.glyphs import default_classifier
+
+    cv2.setNumThreads(1)
+    # Ctrl-C is the parent's to handle: it cancels the pool, workers just stop.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    default_classifier()
+
+
+def _write_summary(out_dir: Path, results: list[PageResult]) -> None:
+    import csv
+    import io
+
+    rows = [row for r in results for row in r.rows]
+    write_atomically(out_dir / "summary.json", lambda t: t.write_text(json.dumps(rows, indent=1)))
+    buf = io.StringIO()
+    fields = ["input", "page", "index", "status", "unique", "corrections", "seconds", "error"]
+    writer = csv.DictWriter(buf, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomically(out_dir / "summary.csv", lambda t: t.write_text(buf.getvalue()))
+
+
+def _write_book(out_dir: Path, results: list[PageResult]) -> Path:
+    from PIL import Image
+
+    pages = []
+    for r in results:
+        path = out_dir / f"{r.job.stem}.png"
+        if path.exists():
+            pages.append(Image.open(path).convert("RGB"))
+    target = out_dir / "solved.pdf"
+    if pages:
+        write_atomically(target, lambda t: pages[0].save(t, format="PDF", save_all=True, append_images=pages[1:]))
+    return target
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    options = BatchOptions(Path(args.out), dpi=args.dpi, time_limit_s=args.time_limit, force=args.force)
+    options.out_dir.mkdir(parents=True, exist_ok=True)
+    jobs, results = expand_inputs(args.inputs)
+    for r in results:
+        log.warning("%s", r.error)
+    if not jobs and not results:
+        raise PuzzleFormatError("no images or PDFs found in " + ", ".join(args.inputs))
+    jobs_n = max(1, args.jobs or os.cpu_count() or 1)
+    progress = None
+    if sys.stderr.isatty() and not args.quiet:
+        from rich.progress import Progress
+
+        progress = Progress(transient=False)
+        task = progress.add_task("pages", total=len(jobs))
+        progress.start()
+    try:
+        if jobs_n == 1 or len(jobs) == 1:
+            _init_worker_parent()
+            for job in jobs:
+                results.append(_report(process_page(job, options), progress, args.fail_fast))
+        else:
+            with ProcessPoolExecutor(jobs_n, initializer=_init_worker) as pool:
+                futures = [pool.submit(process_page, job, options) for job in jobs]
+                try:
+                    for fut in as_completed(futures):
+                        results.append(_report(fut.result(), progress, args.fail_fast))
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    raise
+    except _FailFast:
+        pass
+    finally:
+        if progress is not None:
+            progress.stop()
+    order = {job: i for i, job in enumerate(jobs)}
+    results.sort(key=lambda r: (order.get(r.job, -1), str(r.job.source)))
+    _write_summary(options.out_dir, results)
+    if args.pdf:
+        log.info("book written to %s", _write_book(options.out_dir, results))
+    puzzles = [row for r in results for row in r.rows]
+    solved = sum(1 for row in puzzles if row["status"] == "solved")
+    failed_pages = sum(1 for r in results if r.error)
+    log.info("%d page(s), %d puzzle(s): %d solved, %d not solved, %d page(s) failed; summary in %s",
+             len(results), sum(1 for row in puzzles if row["index"]), solved,
+             sum(1 for row in puzzles if row["index"] and row["status"] != "solved"), failed_pages,
+             options.out_dir / "summary.csv")
+    if args.json:
+        sys.stdout.write(json.dumps({"out": str(options.out_dir), "rows": puzzles}) + "\n")
+    everything_fine = failed_pages == 0 and all(row["status"] == "solved" for row in puzzles)
+    return int(ExitCode.ok if everything_fine else ExitCode.partial_batch)
+
+
+class _FailFast(Exception):
+    pass
+
+
+def _init_worker_parent() -> None:
+    from vision.glyphs import default_classifier
+
+    default_classifier()
+
+
+def _report(result: PageResult, progress, fail_fast: bool) -> PageResult:
+    where = str(result.job.source) + (f" page {result.job.page + 1}" if result.job.page is not None else "")
+    if result.error:
+        log.warning("%s", result.error)
+    else:
+        for row in result.rows:
+            if row["status"] != "solved":
+                log.warning("%s puzzle %s: %s%s", where, row["index"], row["status"],
+                            f": {row['error']}" if row["error"] else "")
+    if progress is not None:
+        progress.advance(progress.task_ids[0])
+    if fail_fast and (result.error or any(row["status"] != "solved" for row in result.rows)):
+        raise _FailFast()
+    return result
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kakuro", description="Read, check and solve Kakuro puzzles.",
                                      fromfile_prefix_chars="@")
@@ -340,6 +586,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", metavar="DIR", help="write one picture per stage into DIR")
     p.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="solver time limit (default 10)")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("batch", help="solve folders of photos and PDF puzzle books, in parallel")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="image files, folders (recursive) and PDFs")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the outputs and summary.csv/json")
+    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
+    p.add_argument("--dpi", type=int, default=300, help="PDF rasterisation resolution (default 300)")
+    p.add_argument("--pdf", action="store_true", help="also assemble the annotated pages into OUT/solved.pdf")
+    p.add_argument("--force", action="store_true", help="redo pages already done in OUT")
+    p.add_argument("--fail-fast", action="store_true", help="stop at the first page that fails")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every summary row")
+    p.add_argument("--time-limit", type=float, default=10.0, metavar="S")
+    p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("check", help="validate a puzzle file and report whether its solution is unique")
     p.add_argument("input")

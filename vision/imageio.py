@@ -11,7 +11,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from .errors import ImageLoadError
 
-__all__ = ["load_image", "downscale_for_detection", "MAX_PIXELS", "MIN_SIDE"]
+__all__ = ["load_image", "downscale_for_detection", "count_pdf_pages", "load_pdf_page", "MAX_PIXELS", "MIN_SIDE"]
 
 log = logging.getLogger(__name__)
 
@@ -141,3 +141,45 @@ def downscale_for_detection(image: np.ndarray, max_side: int = 1600) -> tuple[np
     size_xy = (max(1, round(w * scale)), max(1, round(h * scale)))
     small = cv2.resize(image, size_xy, interpolation=cv2.INTER_AREA)
     return small, size_xy[0] / w
+
+
+def count_pdf_pages(path) -> int:
+    """Number of pages in a PDF; raises :class:`ImageLoadError` when it cannot be opened."""
+    import pypdfium2 as pdfium
+
+    path = os.fspath(path)
+    try:
+        pdf = pdfium.PdfDocument(path)
+    except Exception as exc:  # pdfium raises its own PdfiumError with a terse code
+        raise ImageLoadError(path, f"not a readable PDF ({exc}); re-export or re-download it") from exc
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+def load_pdf_page(path, index: int, dpi: int = 300) -> np.ndarray:
+    """Rasterise page ``index`` (0-based) of a PDF at ``dpi`` as a BGR uint8 array."""
+    import pypdfium2 as pdfium
+
+    path = os.fspath(path)
+    if not 36 <= dpi <= 1200:
+        raise ValueError(f"dpi must be between 36 and 1200, got {dpi}")
+    try:
+        pdf = pdfium.PdfDocument(path)
+    except Exception as exc:
+        raise ImageLoadError(path, f"not a readable PDF ({exc}); re-export or re-download it") from exc
+    try:
+        page = pdf[index]
+        w_pt, h_pt = page.get_size()
+        if w_pt * h_pt * (dpi / 72) ** 2 > MAX_PIXELS:
+            raise ImageLoadError(path, f"page {index + 1} is too large at {dpi} dpi; use a lower --dpi")
+        bitmap = page.render(scale=dpi / 72, fill_color=(255, 255, 255, 255))
+        rgb = np.asarray(bitmap.to_pil().convert("RGB"))
+    except ImageLoadError:
+        raise
+    except Exception as exc:
+        raise ImageLoadError(path, f"page {index + 1} cannot be rendered ({exc})") from exc
+    finally:
+        pdf.close()
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)

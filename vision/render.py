@@ -1,0 +1,985 @@
+"""Synthetic Kakuro images with exact ground truth, for tests and benchmarks.
+
+``random_puzzle`` makes a valid layout and digit fill, ``random_style`` a look drawn from the styles
+found in print and on screen (black clue cells with white numbers, grey or coloured cells, newspaper
+white cells with a thin diagonal, shaded half cells), ``render_puzzle`` draws a puzzle flat, and
+``photograph`` turns a flat render into a scan, a phone photo or a hard photo (curled page, shadow,
+low resolution) while tracking the grid corners through every geometric step. ``make_sample`` ties
+it together, deterministic in its seed.
+
+This is a test tool, not the product: the product must read styles and fonts this module has never
+drawn, so every parameter is varied widely rather than tuned to look like one source.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Mapping, Sequence
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from solver.model import Cell, Clue, Puzzle
+
+__all__ = [
+    "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_values_ok", "random_style",
+    "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts",
+]
+
+log = logging.getLogger(__name__)
+
+RGB = tuple[int, int, int]
+Level = Literal["clean", "photo", "hard"]
+TIERS = ("clean", "photo", "hard", "page")
+
+_SS = 2  # supersampling factor: Pillow draws aliased shapes, so draw at 2x and average down
+_FONT_DIRS = ("/usr/share/fonts",)
+# Latin fonts whose digits look like print; the many script-specific Noto families are left out.
+_FONT_PREFIXES = (
+    "DejaVuSans", "DejaVuSerif", "Liberation", "FreeSans", "FreeSerif", "FreeMono", "Nimbus",
+    "C059", "P052", "URWBookman", "URWGothic", "NotoSans-", "NotoSerif-", "NotoSansDisplay-",
+    "NotoSansMono-",
+)
+_PEN_PREFIXES = ("Z003", "Italic", "Oblique")  # matched anywhere in the name for pen digits
+_WORDS = (
+    "fill the grid with digits one to nine so that each run of white squares adds up to the total "
+    "printed in the clue square to its left or above no digit may be repeated within a run solution "
+    "tomorrow easy medium hard difficult puzzles weekly crossword sudoku kakuro cross sums number "
+    "logic across down clues times guardian page book edition competition prize entries winner "
+    "last week answers each across total sits above the diagonal and each down total below it"
+).split()
+
+
+# --------------------------------------------------------------------------------------------
+# Puzzles
+
+
+def random_puzzle(rng: np.random.Generator, n_rows: int, n_cols: int) -> tuple[Puzzle, dict[Cell, int]]:
+    """A valid random Kakuro layout, a digit fill, and the clues that the fill implies.
+
+    Row 0 and column 0 are non-white; every white cell lies in an across and a down run of
+    length 2..9; digits are distinct within each run. The puzzle need not have a unique solution.
+
+    Parameters
+    ----------
+    rng : numpy Generator
+    n_rows, n_cols : int
+        Grid size including the clue row and column, each 3 or more.
+
+    Returns
+    -------
+    puzzle : Puzzle
+    values : dict mapping each white ``(row, col)`` to its digit.
+    """
+    if n_rows < 3 or n_cols < 3:
+        raise ValueError(f"n_rows, n_cols: need at least 3x3, got {n_rows}x{n_cols}")
+    for _ in range(200):
+        white = _random_layout(rng, n_rows, n_cols)
+        if white is None:
+            continue
+        values = _fill_digits(rng, white)
+        if values is None:
+            continue
+        return _puzzle_from_fill(white, values), values
+    raise RuntimeError(f"could not make a {n_rows}x{n_cols} layout; try a larger grid")
+
+
+def puzzle_values_ok(puzzle: Puzzle, values: Mapping[Cell, int]) -> bool:
+    """Whether ``values`` fills every white cell and satisfies every run (sum and distinctness)."""
+    if set(values) != set(puzzle.whites):
+        return False
+    for run in puzzle.runs:
+        digits = [values[c] for c in run.cells]
+        if len(set(digits)) != len(digits) or sum(digits) != run.total:
+            return False
+    return True
+
+
+def _segments(line: np.ndarray) -> list[tuple[int, int]]:
+    """(start, length) of each maximal True stretch."""
+    out, start = [], None
+    for i, v in enumerate(line):
+        if v and start is None:
+            start = i
+        elif not v and start is not None:
+            out.append((start, i - start))
+            start = None
+    if start is not None:
+        out.append((start, len(line) - start))
+    return out
+
+
+def _random_layout(rng: np.random.Generator, n_rows: int, n_cols: int) -> np.ndarray | None:
+    black = np.zeros((n_rows, n_cols), bool)
+    black[0, :] = black[:, 0] = True
+    density = rng.uniform(0.06, 0.22)
+    inner = rng.random((n_rows - 1, n_cols - 1)) < density
+    symmetric = rng.random() < 0.6  # many published grids are 180-degree symmetric
+    if symmetric:
+        inner |= inner[::-1, ::-1]
+    black[1:, 1:] = inner
+
+    def blacken(r: int, c: int) -> None:
+        black[r, c] = True
+        if symmetric:
+            black[n_rows - r, n_cols - c] = True
+
+    for _ in range(4 * (n_rows + n_cols)):
+        changed = False
+        for transpose in (False, True):
+            grid = black.T if transpose else black
+            for i in range(grid.shape[0]):
+                for start, length in _segments(~grid[i]):
+                    if length == 1 or length > 9:
+                        j = start if length == 1 else start + int(rng.integers(2, length - 2))
+                        blacken(*((j, i) if transpose else (i, j)))
+                        changed = True
+        if not changed:
+            break
+    else:
+        return None
+    white = ~black
+    if white.sum() < max(4, 0.5 * (n_rows - 1) * (n_cols - 1)):
+        return None
+    return white
+
+
+def _fill_digits(rng: np.random.Generator, white: np.ndarray, max_nodes: int = 20000) -> dict | None:
+    """Backtracking fill with distinct digits per run (most-constrained cell first)."""
+    cells = [tuple(map(int, rc)) for rc in np.argwhere(white)]
+    run_id: dict[tuple[str, Cell], int] = {}
+    n_runs = 0
+    for transpose in (False, True):
+        grid = white.T if transpose else white
+        for i in range(grid.shape[0]):
+            for start, length in _segments(grid[i]):
+                for j in range(start, start + length):
+                    run_id[("d" if transpose else "a", (j, i) if transpose else (i, j))] = n_runs
+                n_runs += 1
+    runs_of = [(run_id[("a", c)], run_id[("d", c)]) for c in cells]
+    used = [0] * n_runs
+    assigned = [0] * len(cells)
+    nodes = 0
+    all_digits = 0b1111111110
+
+    def candidates(k: int) -> int:
+        a, d = runs_of[k]
+        return all_digits & ~(used[a] | used[d])
+
+    def solve(remaining: int) -> bool:
+        nonlocal nodes
+        if remaining == 0:
+            return True
+        nodes += 1
+        if nodes > max_nodes:
+            return False
+        best, best_count, best_mask = -1, 10, 0
+        for k in range(len(cells)):
+            if assigned[k]:
+                continue
+            mask = candidates(k)
+            count = bin(mask).count("1")
+            if count < best_count:
+                best, best_count, best_mask = k, count, mask
+                if count <= 1:
+                    break
+        if best_count == 0:
+            return False
+        digits = [d for d in range(1, 10) if best_mask >> d & 1]
+        a, dn = runs_of[best]
+        for d in rng.permutation(digits):
+            d = int(d)
+            assigned[best] = d
+            used[a] |= 1 << d
+            used[dn] |= 1 << d
+            if solve(remaining - 1):
+                return True
+            used[a] &= ~(1 << d)
+            used[dn] &= ~(1 << d)
+            assigned[best] = 0
+        return False
+
+    if not solve(len(cells)):
+        return None
+    return {c: assigned[k] for k, c in enumerate(cells)}
+
+
+def _puzzle_from_fill(white: np.ndarray, values: dict[Cell, int]) -> Puzzle:
+    n_rows, n_cols = white.shape
+    clues = []
+    for r in range(n_rows):
+        for c in range(n_cols):
+            if white[r, c]:
+                continue
+            across = down = None
+            if c + 1 < n_cols and white[r, c + 1]:
+                across, k = 0, c + 1
+                while k < n_cols and white[r, k]:
+                    across += values[(r, k)]
+                    k += 1
+            if r + 1 < n_rows and white[r + 1, c]:
+                down, k = 0, r + 1
+                while k < n_rows and white[k, c]:
+                    down += values[(k, c)]
+                    k += 1
+            if across is not None or down is not None:
+                clues.append(Clue(r, c, down, across))
+    return Puzzle(n_rows, n_cols, frozenset(values), tuple(clues))
+
+
+# --------------------------------------------------------------------------------------------
+# Styles
+
+
+@lru_cache(maxsize=1)
+def available_fonts() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(print fonts, pen fonts): paths of TTF/OTF files on this machine usable for digits."""
+    paths = sorted(p for d in _FONT_DIRS for ext in ("*.ttf", "*.otf") for p in Path(d).rglob(ext))
+    printed = tuple(str(p) for p in paths if p.name.startswith(_FONT_PREFIXES)
+                    and "ExtraLight" not in p.name and "Math" not in p.name)
+    pen = tuple(p for p in printed if any(k in Path(p).name for k in _PEN_PREFIXES))
+    pen += tuple(str(p) for p in paths if p.name.startswith("Z003"))
+    if not printed:
+        raise RuntimeError("no TTF/OTF fonts found under /usr/share/fonts; install fonts-dejavu")
+    return printed, pen or printed
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a puzzle is drawn. Colours are RGB; sizes are output pixels.
+
+    ``half_fill`` colours only the triangles of a clue cell that carry a number (the rest keeps
+    ``clue_fill``); None fills the whole clue cell with ``clue_fill``. ``digit_x``/``digit_y`` place
+    the across number's centre as a fraction of the cell (the down number mirrors it).
+    """
+
+    cell_px: int = 40
+    paper: RGB = (255, 255, 255)
+    line_colour: RGB = (0, 0, 0)
+    border_colour: RGB = (0, 0, 0)
+    inner_px: float = 1.0
+    outer_px: float = 3.0
+    clue_fill: RGB = (0, 0, 0)
+    half_fill: RGB | None = None
+    block_fill: RGB = (0, 0, 0)
+    block_diagonal: bool = False
+    clue_ink: RGB = (255, 255, 255)
+    diag_colour: RGB = (255, 255, 255)
+    diag_px: float = 1.0
+    hatch_px: int = 0
+    hatch_colour: RGB = (0, 0, 0)
+    font_path: str = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    font_frac: float = 0.33
+    bold_px: int = 0
+    digit_x: float = 0.68
+    digit_y: float = 0.3
+    margin_px: int = 10
+    given_font_path: str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    given_frac: float = 0.55
+    given_ink: RGB = (0, 0, 0)
+    pen_font_path: str = "/usr/share/fonts/opentype/urw-base35/Z003-MediumItalic.otf"
+    pen_colour: RGB = (20, 40, 160)
+
+
+_FILLS_LIGHT = ((200, 200, 200), (215, 215, 215), (180, 180, 180), (173, 216, 240), (150, 200, 250),
+                (255, 236, 160), (200, 235, 200), (250, 200, 210), (255, 210, 160), (225, 225, 225))
+_FILLS_MID = ((150, 150, 150), (128, 128, 128), (110, 110, 110), (90, 90, 90), (70, 110, 170),
+              (60, 120, 80), (140, 60, 60))
+
+
+def _jitter(rng: np.random.Generator, colour: Sequence[int], amount: int = 12) -> RGB:
+    return tuple(int(np.clip(v + rng.integers(-amount, amount + 1), 0, 255)) for v in colour)
+
+
+def _luma(colour: Sequence[int]) -> float:
+    return 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
+
+
+def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
+    """A random look, drawn widely from the families seen in print and on screen.
+
+    Parameters
+    ----------
+    rng : numpy Generator
+    cell_px : int, optional
+        Cell size in output pixels; random in 20..90 when omitted.
+    """
+    printed, pen = available_fonts()
+    kind = rng.choice(["black", "shaded", "newspaper", "halves_dark", "halves_light"],
+                      p=[0.28, 0.3, 0.16, 0.14, 0.12])
+    paper = _jitter(rng, (255, 255, 255), 0) if rng.random() < 0.6 else _jitter(rng, (245, 243, 235), 10)
+    ink = _jitter(rng, (0, 0, 0), 25) if rng.random() < 0.5 else (0, 0, 0)
+    grey_lines = rng.random() < 0.25
+    line_colour = _jitter(rng, (140, 140, 140), 30) if grey_lines else ink
+    inner_px = float(rng.choice([1, 1.5, 2, 3], p=[0.45, 0.2, 0.25, 0.1]))
+    outer_px = inner_px if rng.random() < 0.25 else float(rng.uniform(max(2.0, inner_px), 8.0))
+    dark = _jitter(rng, (0, 0, 0), 30)
+    half_fill = None
+    hatch_px = 0
+    block_diagonal = False
+    diag_px = float(rng.choice([1, 1.5, 2, 3], p=[0.4, 0.2, 0.3, 0.1]))
+    if kind == "black":
+        clue_fill = block_fill = dark
+        clue_ink = _jitter(rng, (255, 255, 255), 15)
+        diag_colour = clue_ink if rng.random() < 0.7 else _jitter(rng, (150, 150, 150), 30)
+        block_diagonal = rng.random() < 0.3
+    elif kind == "shaded":
+        clue_fill = _jitter(rng, _FILLS_LIGHT[rng.integers(len(_FILLS_LIGHT))] if rng.random() < 0.65
+                            else _FILLS_MID[rng.integers(len(_FILLS_MID))], 10)
+        clue_ink = (_jitter(rng, (255, 255, 255), 10) if _luma(clue_fill) < 120
+                    or (_luma(clue_fill) < 175 and rng.random() < 0.5) else ink)
+        diag_colour = ink if rng.random() < 0.8 else _jitter(rng, (90, 90, 90), 30)
+        block_fill = clue_fill if rng.random() < 0.7 else dark
+        block_diagonal = block_fill == clue_fill and rng.random() < 0.7
+        if _luma(clue_fill) < 170 and rng.random() < 0.35:
+            hatch_px = int(rng.integers(3, 6))  # newsprint hatching, as in The Guardian
+    elif kind == "newspaper":
+        clue_fill = paper
+        clue_ink = ink
+        diag_colour = ink
+        diag_px = float(rng.choice([1, 1.5], p=[0.7, 0.3]))
+        block_fill = dark if rng.random() < 0.8 else paper
+        block_diagonal = block_fill == paper or rng.random() < 0.2
+        if rng.random() < 0.3:  # unused halves blacked out
+            half_fill, clue_fill = paper, dark
+    elif kind == "halves_dark":  # the Wikipedia look: numbered triangles white on a black cell
+        clue_fill = block_fill = dark
+        half_fill = paper if rng.random() < 0.7 else _jitter(rng, _FILLS_LIGHT[rng.integers(len(_FILLS_LIGHT))])
+        clue_ink = ink
+        diag_colour = dark
+    else:  # halves_light: only the numbered triangles shaded
+        clue_fill = paper
+        half_fill = _jitter(rng, _FILLS_LIGHT[rng.integers(len(_FILLS_LIGHT))], 10)
+        block_fill = half_fill if rng.random() < 0.5 else dark
+        block_diagonal = block_fill == half_fill and rng.random() < 0.5
+        clue_ink = ink
+        diag_colour = ink
+    if cell_px is None:
+        cell_px = int(rng.integers(20, 91))
+    font_path = printed[rng.integers(len(printed))]
+    given_font = font_path if rng.random() < 0.5 else printed[rng.integers(len(printed))]
+    return Style(
+        cell_px=int(cell_px), paper=paper, line_colour=line_colour, border_colour=ink,
+        inner_px=inner_px, outer_px=outer_px, clue_fill=clue_fill, half_fill=half_fill,
+        block_fill=block_fill, block_diagonal=bool(block_diagonal), clue_ink=clue_ink,
+        diag_colour=diag_colour, diag_px=diag_px, hatch_px=hatch_px,
+        hatch_colour=_jitter(rng, (20, 20, 20), 20), font_path=font_path,
+        font_frac=float(rng.uniform(0.25, 0.42)), bold_px=int(rng.random() < 0.15),
+        digit_x=float(rng.uniform(0.62, 0.74)), digit_y=float(rng.uniform(0.24, 0.34)),
+        margin_px=int(rng.integers(int(math.ceil(outer_px)) + 2, max(int(outer_px) + 4, cell_px))),
+        given_font_path=given_font, given_frac=float(rng.uniform(0.45, 0.65)), given_ink=ink,
+        pen_font_path=pen[rng.integers(len(pen))],
+        pen_colour=_jitter(rng, ((20, 40, 160), (20, 20, 30), (30, 60, 200), (160, 20, 20))[rng.integers(4)], 20),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Flat rendering
+
+
+@lru_cache(maxsize=512)
+def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, max(4, size))
+
+
+@lru_cache(maxsize=256)
+def _font_for_height(path: str, digit_height: int) -> ImageFont.FreeTypeFont:
+    """The font at the size whose digits are ``digit_height`` pixels tall."""
+    probe = _font(path, 100)
+    left, top, right, bottom = probe.getbbox("0123456789", anchor="ls")
+    return _font(path, int(round(100 * digit_height / max(1, bottom - top))))
+
+
+def _draw_centred(draw: ImageDraw.ImageDraw, text: str, font, centre_xy, fill, stroke: int = 0,
+                  box=None) -> None:
+    left, top, right, bottom = draw.textbbox((0, 0), text, font=font, anchor="ls", stroke_width=stroke)
+    x = centre_xy[0] - (left + right) / 2
+    y = centre_xy[1] - (top + bottom) / 2
+    if box is not None:  # keep the number inside its cell
+        x0, y0, x1, y1 = box
+        x = min(max(x, x0 - left), x1 - right)
+        y = min(max(y, y0 - top), y1 - bottom)
+    draw.text((x, y), text, font=font, fill=fill, anchor="ls", stroke_width=stroke, stroke_fill=fill)
+
+
+def _hatch(draw: ImageDraw.ImageDraw, x0: int, y0: int, size: int, spacing: int, colour, width: int) -> None:
+    """Lines parallel to the cell's diagonal, clipped to the cell square."""
+    for k in range(-size + spacing // 2, size, spacing):
+        # the line y - x = k inside [0, size]^2
+        a = (max(0, -k), max(0, k))
+        b = (min(size, size - k), min(size, size + k))
+        draw.line([(x0 + a[0], y0 + a[1]), (x0 + b[0], y0 + b[1])], fill=colour, width=width)
+
+
+def _pen_digit(draw: ImageDraw.ImageDraw, digit: int, style: Style, centre_xy, cell: int,
+               rng: np.random.Generator) -> None:
+    """A handwritten-looking digit: pen font, slanted, rotated and offset a little."""
+    height = int(cell * rng.uniform(0.45, 0.7))
+    font = _font_for_height(style.pen_font_path, height)
+    patch = Image.new("L", (cell * 2, cell * 2), 0)
+    _draw_centred(ImageDraw.Draw(patch), str(digit), font, (cell, cell), 255,
+                  stroke=int(rng.integers(0, max(1, cell // 25) + 1)))
+    shear = rng.uniform(-0.35, 0.1)
+    patch = patch.transform(patch.size, Image.AFFINE, (1, shear, -shear * cell, 0, 1, 0),
+                            resample=Image.BILINEAR)
+    patch = patch.rotate(float(rng.uniform(-15, 15)), resample=Image.BILINEAR)
+    jitter = rng.uniform(-0.1, 0.1, 2) * cell
+    draw.bitmap((int(centre_xy[0] - cell + jitter[0]), int(centre_xy[1] - cell + jitter[1])), patch,
+                fill=style.pen_colour)
+
+
+def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printed", "pen"] | None = None,
+                  pen_values: Mapping[Cell, int] | None = None,
+                  rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Draw a puzzle flat, as printed.
+
+    The down sum goes in the lower-left triangle of a clue cell, the across sum in the upper-right.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+        Any puzzle (random or from the corpus); its ``givens`` are drawn in their white cells.
+    style : Style
+    givens_style : {"printed", "pen"}, optional
+        How the puzzle's givens are drawn; default printed.
+    pen_values : mapping, optional
+        Extra handwritten digits in white cells (a puzzle partly solved in pen). They are not part
+        of the puzzle.
+    rng : numpy Generator, optional
+        Drives the pen digits' wobble; a fixed seed when omitted.
+
+    Returns
+    -------
+    image : (H, W, 3) uint8 ndarray, BGR
+    corners_xy : (4, 2) float32 ndarray
+        The grid's outer corners TL TR BR BL (the centre line of the outer border), in cv2 pixel
+        coordinates (pixel centres at integers).
+    """
+    rng = rng if rng is not None else np.random.default_rng(0)
+    s = _SS
+    cell = style.cell_px * s
+    margin = max(style.margin_px, int(math.ceil(style.outer_px / 2)) + 1) * s
+    width, height = puzzle.n_cols * cell + 2 * margin, puzzle.n_rows * cell + 2 * margin
+    image = Image.new("RGB", (width, height), style.paper)
+    draw = ImageDraw.Draw(image)
+
+    def x_of(c: int) -> int:
+        return margin + c * cell
+
+    def y_of(r: int) -> int:
+        return margin + r * cell
+
+    diag_w = max(1, int(round(style.diag_px * s)))
+    digit_h = int(round(style.font_frac * cell))
+    font = _font_for_height(style.font_path, digit_h)
+    numbers = []
+    for r in range(puzzle.n_rows):
+        for c in range(puzzle.n_cols):
+            kind = puzzle.kind(r, c)
+            if kind == "white":
+                continue
+            x0, y0, x1, y1 = x_of(c), y_of(r), x_of(c + 1), y_of(r + 1)
+            clue = puzzle.clue_at.get((r, c))
+            fill = style.clue_fill if clue else style.block_fill
+            draw.rectangle([x0, y0, x1 - 1, y1 - 1], fill=fill)
+            if clue and style.half_fill is not None:
+                if clue.across is not None:
+                    draw.polygon([(x0, y0), (x1, y0), (x1, y1)], fill=style.half_fill)
+                if clue.down is not None:
+                    draw.polygon([(x0, y0), (x0, y1), (x1, y1)], fill=style.half_fill)
+            if style.hatch_px and fill == style.clue_fill and style.half_fill is None:
+                _hatch(draw, x0, y0, cell, style.hatch_px * s, style.hatch_colour, max(1, s // 2))
+            if clue or style.block_diagonal:
+                draw.line([(x0, y0), (x1, y1)], fill=style.diag_colour, width=diag_w)
+            if clue:
+                pad = max(1, cell // 16)
+                if clue.across is not None:
+                    numbers.append((str(clue.across), (x0 + style.digit_x * cell, y0 + style.digit_y * cell),
+                                    (x0 + cell * 0.3, y0 + pad, x1 - pad, y0 + cell * 0.7)))
+                if clue.down is not None:
+                    numbers.append((str(clue.down), (x1 - style.digit_x * cell, y1 - style.digit_y * cell),
+                                    (x0 + pad, y0 + cell * 0.3, x0 + cell * 0.7, y1 - pad)))
+    # grid lines, centred on the lattice, then the outer border over them
+    inner = max(1, int(round(style.inner_px * s)))
+    outer = max(inner, int(round(style.outer_px * s)))
+    gx0, gy0, gx1, gy1 = x_of(0), y_of(0), x_of(puzzle.n_cols), y_of(puzzle.n_rows)
+    for c in range(1, puzzle.n_cols):
+        x = x_of(c) - inner // 2
+        draw.rectangle([x, gy0, x + inner - 1, gy1 - 1], fill=style.line_colour)
+    for r in range(1, puzzle.n_rows):
+        y = y_of(r) - inner // 2
+        draw.rectangle([gx0, y, gx1 - 1, y + inner - 1], fill=style.line_colour)
+    h = outer // 2
+    for box in ((gx0 - h, gy0 - h, gx1 + outer - h - 1, gy0 + outer - h - 1),
+                (gx0 - h, gy1 - h, gx1 + outer - h - 1, gy1 + outer - h - 1),
+                (gx0 - h, gy0 - h, gx0 + outer - h - 1, gy1 + outer - h - 1),
+                (gx1 - h, gy0 - h, gx1 + outer - h - 1, gy1 + outer - h - 1)):
+        draw.rectangle(box, fill=style.border_colour)
+    stroke = style.bold_px * s
+    for text, centre, box in numbers:
+        f = font
+        left, _, right, _ = draw.textbbox((0, 0), text, font=f, anchor="ls")
+        if right - left > 0.62 * cell:  # squeeze wide two-digit numbers into the triangle
+            f = _font_for_height(style.font_path, int(digit_h * 0.62 * cell / (right - left)))
+        _draw_centred(draw, text, f, centre, style.clue_ink, stroke=stroke, box=box)
+    given_font = _font_for_height(style.given_font_path, int(style.given_frac * cell))
+    for (r, c), digit in puzzle.givens:
+        centre = (x_of(c) + cell / 2, y_of(r) + cell / 2)
+        if givens_style == "pen":
+            _pen_digit(draw, digit, style, centre, cell, rng)
+        else:
+            _draw_centred(draw, str(digit), given_font, centre, style.given_ink)
+    for (r, c), digit in sorted((pen_values or {}).items()):
+        if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at:
+            _pen_digit(draw, digit, style, (x_of(c) + cell / 2, y_of(r) + cell / 2), cell, rng)
+    array = np.asarray(image)[:, :, ::-1]
+    out = cv2.resize(array, (width // s, height // s), interpolation=cv2.INTER_AREA)
+    corners = np.array([[gx0, gy0], [gx1, gy0], [gx1, gy1], [gx0, gy1]], np.float32) / s - 0.5
+    return out, corners
+
+
+# --------------------------------------------------------------------------------------------
+# Photographing
+
+
+def _resize(image: np.ndarray, points_xy: np.ndarray, fx: float, fy: float | None = None):
+    fy = fx if fy is None else fy
+    h, w = image.shape[:2]
+    new_w, new_h = max(1, int(round(w * fx))), max(1, int(round(h * fy)))
+    fx, fy = new_w / w, new_h / h
+    interp = cv2.INTER_AREA if fx < 1 else cv2.INTER_LINEAR
+    out = cv2.resize(image, (new_w, new_h), interpolation=interp)
+    pts = (points_xy + 0.5) * np.array([fx, fy], np.float32) - 0.5  # cv2.resize maps pixel centres so
+    return out, pts.astype(np.float32)
+
+
+def _fit_size(image, points_xy, lo=300, hi=2500):
+    longest = max(image.shape[:2])
+    if longest > hi:
+        return _resize(image, points_xy, hi / longest)
+    if longest < lo:
+        return _resize(image, points_xy, lo / longest)
+    return image, points_xy
+
+
+def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+
+
+def _noise(image: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
+    noise = rng.normal(0, sigma, image.shape[:2]).astype(np.float32)[..., None]
+    return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+
+def _smooth_field(rng: np.random.Generator, shape, cells: int = 4) -> np.ndarray:
+    """Low-frequency random field in -1..1."""
+    small = rng.uniform(-1, 1, (cells, cells)).astype(np.float32)
+    return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+
+
+def _lighting(image: np.ndarray, rng: np.random.Generator, strength: float) -> np.ndarray:
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+    a, b = rng.uniform(-1, 1, 2) * strength
+    gain = 1 + a * (xx / w - 0.5) + b * (yy / h - 0.5)
+    cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+    gain -= strength * 0.5 * ((xx - cx) ** 2 + (yy - cy) ** 2) / (w * w + h * h)
+    gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    tint = np.array([rng.uniform(0.85, 1.0), rng.uniform(0.93, 1.0), 1.0], np.float32)  # BGR: warm light
+    if rng.random() < 0.3:
+        tint = tint[::-1].copy()  # cool light
+    out = image.astype(np.float32) * gain[..., None] * tint * rng.uniform(0.8, 1.05)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _shadow(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    h, w = image.shape[:2]
+    mask = np.zeros((h // 4 + 1, w // 4 + 1), np.float32)
+    side = rng.integers(4)
+    pts = rng.uniform(0, 1, (3, 2)) * [mask.shape[1], mask.shape[0]]
+    corner = [(0, 0), (mask.shape[1], 0), (mask.shape[1], mask.shape[0]), (0, mask.shape[0])]
+    poly = np.vstack([corner[side], corner[(side + 1) % 4], pts]).astype(np.int32)
+    cv2.fillPoly(mask, [cv2.convexHull(poly)], 1.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, mask.shape[1] * rng.uniform(0.01, 0.05)))
+    mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
+    gain = 1 - rng.uniform(0.25, 0.5) * mask
+    return np.clip(image.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+
+
+def _text_line(rng: np.random.Generator, n_words: int) -> str:
+    return " ".join(_WORDS[i] for i in rng.integers(0, len(_WORDS), n_words))
+
+
+def _draw_text_block(draw: ImageDraw.ImageDraw, rng, box, font, colour, avoid=()) -> None:
+    """Lines of filler text in ``box`` (x0, y0, x1, y1), skipping rectangles in ``avoid``."""
+    x0, y0, x1, y1 = box
+    size = font.size
+    leading = int(size * rng.uniform(1.25, 1.6))
+    y = y0
+    char_w = max(1.0, font.getlength("abcdefghij") / 10)
+    while y + size < y1:
+        spans = [(x0, x1)]
+        for ax0, ay0, ax1, ay1 in avoid:
+            if y + size > ay0 and y < ay1:
+                spans = [(a, min(b, ax0)) for a, b in spans if a < ax0] + \
+                        [(max(a, ax1), b) for a, b in spans if b > ax1]
+        for a, b in spans:
+            if b - a > 6 * char_w:
+                n_chars = int((b - a) / char_w)
+                text = _text_line(rng, max(1, n_chars // 5))[:n_chars]
+                if rng.random() < 0.15:
+                    text = text[: int(len(text) * rng.uniform(0.3, 0.9))]  # paragraph end
+                draw.text((a, y), text, font=font, fill=colour)
+        y += leading
+
+
+def _onto_page(image: np.ndarray, points_xy: np.ndarray, rng: np.random.Generator):
+    """Place a flat render on a larger printed page with text around it."""
+    image, points_xy = _fit_size(image, points_xy, 1, 1000)
+    h, w = image.shape[:2]
+    paper = tuple(int(v) for v in image[0, 0])
+    page_w = int(w * rng.uniform(1.25, 2.0))
+    page_h = max(int(h * rng.uniform(1.15, 1.6)), int(page_w * rng.uniform(0.7, 1.4)))
+    ox = int(rng.integers(int(0.04 * page_w), max(int(0.04 * page_w) + 1, page_w - w - int(0.04 * page_w))))
+    oy = int(rng.integers(int(0.04 * page_h), max(int(0.04 * page_h) + 1, page_h - h - int(0.04 * page_h))))
+    page = Image.new("RGB", (page_w, page_h), paper[::-1])
+    draw = ImageDraw.Draw(page)
+    printed, _ = available_fonts()
+    font = _font(printed[rng.integers(len(printed))], int(max(9, page_w * rng.uniform(0.012, 0.022))))
+    gap = int(0.03 * page_w)
+    margin = int(0.05 * page_w)
+    _draw_text_block(draw, rng, (margin, margin, page_w - margin, page_h - margin), font,
+                     (30, 30, 30), avoid=[(ox - gap, oy - 2 * gap, ox + w + gap, oy + h + gap)])
+    title_font = _font(printed[rng.integers(len(printed))], int(font.size * rng.uniform(1.3, 2.2)))
+    if oy - 2 * gap > 0:
+        draw.text((ox, max(0, oy - gap - title_font.size)), f"KAKURO No {rng.integers(1, 3000)}",
+                  font=title_font, fill=(10, 10, 10))
+    out = np.asarray(page)[:, :, ::-1].copy()
+    out[oy:oy + h, ox:ox + w] = image
+    return out, points_xy + np.array([ox, oy], np.float32)
+
+
+def _desk(rng: np.random.Generator, shape) -> np.ndarray:
+    h, w = shape
+    base = np.array([(60, 90, 140), (40, 60, 95), (120, 120, 120), (200, 200, 205), (30, 30, 35),
+                     (60, 100, 60), (150, 170, 190)][rng.integers(7)], np.float32)
+    field = _smooth_field(rng, (h, w), int(rng.integers(3, 9)))[..., None] * rng.uniform(5, 30)
+    desk = base + field
+    if rng.random() < 0.4:  # wood grain
+        yy = np.arange(h, dtype=np.float32)[:, None, None]
+        desk = desk + 10 * np.sin(yy / rng.uniform(3, 15) + _smooth_field(rng, (h, w), 5)[..., None] * 3)
+    return np.clip(desk, 0, 255).astype(np.uint8)
+
+
+def _camera_homography(rng, src_quad: np.ndarray, max_rot: float, max_tilt: float) -> np.ndarray:
+    """Homography of a pinhole camera looking at the page plane, rotated and tilted."""
+    centre = src_quad.mean(axis=0)
+    size = float(np.linalg.norm(src_quad.max(0) - src_quad.min(0)))
+    rz = math.radians(rng.uniform(-max_rot, max_rot))
+    rx = math.radians(rng.uniform(-max_tilt, max_tilt))
+    ry = math.radians(rng.uniform(-max_tilt, max_tilt))
+    cz, sz, cx, sx, cy, sy = math.cos(rz), math.sin(rz), math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
+    rot = (np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]]) @ np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+           @ np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]]))
+    focal = size * rng.uniform(0.9, 2.0)
+    p = np.c_[src_quad - centre, np.zeros(4)] @ rot.T
+    z = p[:, 2] + focal * 1.0
+    dst = (focal * p[:, :2] / z[:, None]).astype(np.float32)
+    return cv2.getPerspectiveTransform(src_quad.astype(np.float32), dst)
+
+
+def _curl_map(rng: np.random.Generator, w: int, h: int):
+    """A mild page curl and barrel distortion, as a function from output to source page points."""
+    k_barrel = rng.uniform(-0.03, 0.05)
+    curl_y = rng.uniform(-0.05, 0.05) * h
+    curl_x = rng.uniform(-0.03, 0.03) * w
+    spine = rng.uniform(-0.5, 0.5)
+
+    def to_source(x: np.ndarray, y: np.ndarray):
+        u = (x - w / 2) / (w / 2)
+        v = (y - h / 2) / (h / 2)
+        r2 = u * u + v * v
+        sx = x + k_barrel * u * r2 * w / 2 + curl_x * (v * v - 0.5)
+        sy = y + k_barrel * v * r2 * h / 2 + curl_y * ((u - spine) ** 2 - 0.5)
+        return sx, sy
+
+    return to_source
+
+
+def _invert_points(to_source, points_xy: np.ndarray) -> np.ndarray:
+    """Points q with to_source(q) == p, by fixed-point iteration (the map is near the identity)."""
+    p = points_xy.astype(np.float64)
+    q = p.copy()
+    for _ in range(100):
+        sx, sy = to_source(q[:, 0], q[:, 1])
+        err = np.c_[sx, sy] - p
+        q -= err
+        if np.abs(err).max() < 1e-6:
+            break
+    return q
+
+
+def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.Generator, level: str,
+                       on_page: bool = True):
+    """``photograph`` for any set of tracked points (several grids' corners on one page)."""
+    if level not in ("clean", "photo", "hard"):
+        raise ValueError(f"level: expected 'clean', 'photo' or 'hard', got {level!r}")
+    points_xy = np.asarray(points_xy, np.float32).reshape(-1, 2)
+    if level == "clean":
+        image, points_xy = _resize(image, points_xy, rng.uniform(0.75, 1.3))
+        if rng.random() < 0.3:  # scanned a little askew
+            h, w = image.shape[:2]
+            m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-1.5, 1.5), 1.0)
+            paper = tuple(int(v) for v in image[0, 0])
+            image = cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=paper)
+            points_xy = (points_xy @ m[:, :2].T + m[:, 2]).astype(np.float32)
+        image, points_xy = _fit_size(image, points_xy)
+        sigma = rng.uniform(0, 0.7)
+        if sigma > 0.2:
+            image = cv2.GaussianBlur(image, (0, 0), sigma)
+        return _jpeg(image, rng.integers(70, 96)), points_xy
+
+    hard = level == "hard"
+    if on_page:
+        image, points_xy = _onto_page(image, points_xy, rng)
+    h, w = image.shape[:2]
+    page_quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    H = _camera_homography(rng, page_quad, 30 if hard else 15, 28 if hard else 14)
+    to_source = _curl_map(rng, w, h) if hard else None
+    grid_pts = _invert_points(to_source, points_xy) if hard else points_xy.astype(np.float64)
+    proj_grid = cv2.perspectiveTransform(grid_pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    proj_page = cv2.perspectiveTransform(page_quad.reshape(-1, 1, 2).astype(np.float64), H).reshape(-1, 2)
+    # frame the shot: the page plus some desk, cropped where needed but never cutting the grid
+    lo, hi = proj_page.min(0), proj_page.max(0)
+    extent = hi - lo
+    lo = lo - extent * rng.uniform(-0.1, 0.15, 2)
+    hi = hi + extent * rng.uniform(-0.1, 0.15, 2)
+    g_lo, g_hi = proj_grid.min(0), proj_grid.max(0)
+    pad = (g_hi - g_lo).max() * 0.04
+    lo, hi = np.minimum(lo, g_lo - pad), np.maximum(hi, g_hi + pad)
+    target = rng.uniform(450, 1000) if hard else rng.uniform(800, 1800)
+    scale = target / (hi - lo).max()
+    min_grid = 200 if hard else 300  # keep cells legible
+    scale = max(scale, min_grid / (g_hi - g_lo).min())
+    scale = min(scale, 2400 / (hi - lo).max())
+    out_w, out_h = int(math.ceil((hi - lo)[0] * scale)), int(math.ceil((hi - lo)[1] * scale))
+    S = np.array([[scale, 0, -lo[0] * scale], [0, scale, -lo[1] * scale], [0, 0, 1]])
+    M = S @ H  # page (after curl) -> output
+    # pre-shrink the page so the warp does not alias thin lines
+    centre = np.array([[[w / 2, h / 2]]], np.float64)
+    j = [cv2.perspectiveTransform(centre + d, M)[0, 0] for d in ([0, 0], [1, 0], [0, 1])]
+    local = math.sqrt(abs(np.cross(j[1] - j[0], j[2] - j[0])))
+    if local < 0.7:
+        f = local * 1.2
+        small, _ = _resize(image, points_xy, f)
+        fx, fy = small.shape[1] / w, small.shape[0] / h
+        # page coords p map to small coords (p + .5) * f - .5
+        A = np.array([[fx, 0, 0.5 * fx - 0.5], [0, fy, 0.5 * fy - 0.5], [0, 0, 1]])
+        A_inv = np.linalg.inv(A)
+    else:
+        small, A_inv = image, np.eye(3)
+        fx = fy = 1.0
+    M_inv = np.linalg.inv(M)
+    desk = _desk(rng, (out_h, out_w))
+    if hard:
+        yy, xx = np.mgrid[0:out_h, 0:out_w].astype(np.float32)
+        den = M_inv[2, 0] * xx + M_inv[2, 1] * yy + M_inv[2, 2]
+        qx = (M_inv[0, 0] * xx + M_inv[0, 1] * yy + M_inv[0, 2]) / den
+        qy = (M_inv[1, 0] * xx + M_inv[1, 1] * yy + M_inv[1, 2]) / den
+        sx, sy = to_source(qx, qy)
+        map_x = (sx + 0.5) * fx - 0.5
+        map_y = (sy + 0.5) * fy - 0.5
+        warped = cv2.remap(small, map_x.astype(np.float32), map_y.astype(np.float32), cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        inside = ((sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)).astype(np.uint8)
+    else:
+        Ms = M @ A_inv
+        warped = cv2.warpPerspective(small, Ms, (out_w, out_h), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        inside = cv2.warpPerspective(np.ones(small.shape[:2], np.uint8), Ms, (out_w, out_h),
+                                     flags=cv2.INTER_NEAREST)
+    image = np.where(inside[..., None] > 0, warped, desk)
+    points_xy = cv2.perspectiveTransform(grid_pts.reshape(-1, 1, 2), M).reshape(-1, 2).astype(np.float32)
+    image = _lighting(image, rng, rng.uniform(0.2, 0.6) if hard else rng.uniform(0.1, 0.4))
+    if hard and rng.random() < 0.7:
+        image = _shadow(image, rng)
+    if hard and rng.random() < 0.5:  # a low-resolution camera, scaled back up by the phone
+        f = rng.uniform(0.5, 0.8)
+        small_img, small_pts = _resize(image, points_xy, f)
+        image, points_xy = _resize(small_img, small_pts, image.shape[1] / small_img.shape[1],
+                                   image.shape[0] / small_img.shape[0])
+    image, points_xy = _fit_size(image, points_xy)
+    sigma = rng.uniform(0.8, 1.8) if hard else rng.uniform(0.2, 1.0)
+    image = cv2.GaussianBlur(image, (0, 0), sigma)
+    image = _noise(image, rng, rng.uniform(3, 9) if hard else rng.uniform(1, 5))
+    return _jpeg(image, rng.integers(30, 71) if hard else rng.integers(50, 91)), points_xy
+
+
+def photograph(image: np.ndarray, corners_xy: np.ndarray, rng: np.random.Generator,
+               level: Level) -> tuple[np.ndarray, np.ndarray]:
+    """Turn a flat render into a scan or a photo, tracking the grid corners exactly.
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8 ndarray, BGR
+    corners_xy : (4, 2) float array, TL TR BR BL
+    rng : numpy Generator
+    level : {"clean", "photo", "hard"}
+        ``clean``: flat scan, slight blur, JPEG. ``photo``: printed page with text around the grid
+        on a desk, camera rotation up to 15 degrees and tilt, lighting gradient, noise, JPEG.
+        ``hard``: rotation up to 30 degrees, stronger tilt, mild page curl and barrel distortion,
+        shadow, lower resolution, blur.
+
+    Returns
+    -------
+    image : uint8 BGR ndarray, longest side 300..2500
+    corners_xy : (4, 2) float32 ndarray
+    """
+    out, pts = _photograph_points(image, corners_xy, rng, level)
+    return out, pts.reshape(4, 2)
+
+
+# --------------------------------------------------------------------------------------------
+# Pages
+
+
+def render_page(puzzles: Sequence[Puzzle], styles: Sequence[Style], rng: np.random.Generator, *,
+                level: Level | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A puzzle-book page holding 2-4 puzzles in a grid, with titles and text.
+
+    Each style's ``cell_px`` is replaced to fit its slot; the page takes the first style's paper.
+    ``level`` photographs the page (see ``photograph``); None leaves it flat.
+
+    Returns
+    -------
+    image : uint8 BGR ndarray
+    corners : list of (4, 2) float32 ndarrays, one per puzzle, TL TR BR BL
+    """
+    if not 1 <= len(puzzles) <= 6 or len(styles) != len(puzzles):
+        raise ValueError("puzzles, styles: need 1..6 puzzles and one style per puzzle")
+    n = len(puzzles)
+    cols = 1 if n == 1 else (2 if n in (2, 4) and rng.random() < 0.7 else (2 if n > 2 else 1))
+    rows = int(math.ceil(n / cols))
+    page_w = int(rng.integers(1000, 1700))
+    page_h = int(page_w * rng.uniform(1.3, 1.45))
+    paper = styles[0].paper
+    page = Image.new("RGB", (page_w, page_h), paper)
+    draw = ImageDraw.Draw(page)
+    printed, _ = available_fonts()
+    title_font = _font(printed[rng.integers(len(printed))], int(page_w * rng.uniform(0.02, 0.032)))
+    text_font = _font(printed[rng.integers(len(printed))], int(page_w * rng.uniform(0.011, 0.016)))
+    margin = int(page_w * rng.uniform(0.05, 0.09))
+    header = int(title_font.size * 2.2)
+    draw.text((margin, margin // 2), rng.choice(["KAKURO", "Cross Sums", "Kakuro Puzzles", "Number Cross"]),
+              font=_font(title_font.path, int(title_font.size * 1.3)), fill=(0, 0, 0))
+    footer = int(text_font.size * 6)
+    _draw_text_block(draw, rng, (margin, page_h - footer, page_w - margin, page_h - margin // 2),
+                     text_font, (30, 30, 30))
+    slot_w = (page_w - 2 * margin) / cols
+    slot_h = (page_h - margin - header - footer) / rows
+    first_no = int(rng.integers(1, 300))
+    out = np.asarray(page)[:, :, ::-1].copy()
+    placed = []
+    for k, (puzzle, style) in enumerate(zip(puzzles, styles)):
+        r, c = divmod(k, cols)
+        sx, sy = margin + c * slot_w, margin + header + r * slot_h
+        label_h = int(title_font.size * 1.6)
+        cell = int(min(slot_w * 0.88 / puzzle.n_cols, (slot_h - label_h) * 0.88 / puzzle.n_rows))
+        cell = max(12, min(90, cell))
+        st = dataclasses.replace(style, cell_px=cell, paper=paper, margin_px=max(int(math.ceil(style.outer_px)) + 2, 4))
+        flat, corners = render_puzzle(puzzle, st, rng=rng)
+        fh, fw = flat.shape[:2]
+        ox = int(sx + (slot_w - fw) / 2)
+        oy = int(sy + label_h + max(0, (slot_h - label_h - fh) / 2 * rng.uniform(0, 1)))
+        fh, fw = min(fh, page_h - oy), min(fw, page_w - ox)
+        out[oy:oy + fh, ox:ox + fw] = flat[:fh, :fw]
+        placed.append((corners + np.array([ox, oy], np.float32), (ox, oy - label_h)))
+    page = Image.fromarray(out[:, :, ::-1])
+    draw = ImageDraw.Draw(page)
+    for k, (_, (lx, ly)) in enumerate(placed):
+        label = rng.choice(["Puzzle {}", "No. {}", "Kakuro {}", "#{}"]).format(first_no + k)
+        if rng.random() < 0.4:
+            label += "  " + rng.choice(["Easy", "Medium", "Hard", "***", "Difficult"])
+        draw.text((lx, ly), label, font=title_font, fill=(0, 0, 0))
+    image = np.asarray(page)[:, :, ::-1].copy()
+    corners = [p for p, _ in placed]
+    if level is None:
+        return image, corners
+    pts = np.vstack(corners)
+    image, pts = _photograph_points(image, pts, rng, level, on_page=False)
+    return image, [pts[4 * k:4 * k + 4].copy() for k in range(n)]
+
+
+# --------------------------------------------------------------------------------------------
+# Samples
+
+
+@dataclass(frozen=True, eq=False)
+class SynthSample:
+    """A synthetic image and its exact truth.
+
+    ``values[k]`` is the digit fill of ``puzzles[k]`` (a solution), ``corners[k]`` its grid corners
+    TL TR BR BL in image pixels. Handwritten pen digits, when drawn, are not in the puzzle.
+    """
+
+    image: np.ndarray
+    puzzles: tuple[Puzzle, ...]
+    values: tuple[Mapping[Cell, int], ...]
+    corners: tuple[np.ndarray, ...]
+    tier: str
+    seed: int
+
+
+def _random_givens(rng, values: Mapping[Cell, int], fraction: float) -> dict[Cell, int]:
+    cells = sorted(values)
+    chosen = rng.choice(len(cells), size=max(1, int(len(cells) * fraction)), replace=False)
+    return {cells[i]: values[cells[i]] for i in sorted(chosen)}
+
+
+def make_sample(seed: int, tier: str) -> SynthSample:
+    """One synthetic sample, the same for the same ``seed`` and ``tier``.
+
+    Tiers: ``clean`` (flat render, scan-like), ``photo`` (phone photo of a printed page), ``hard``
+    (curl, shadow, strong tilt, low resolution), ``page`` (a book page of 2-4 puzzles, flat or
+    photographed). Puzzles are 5x5..15x15 (6x6..10x10 on pages). About 15% carry printed givens;
+    about 15% of photos carry handwritten digits, which are not part of the puzzle.
+    """
+    if tier not in TIERS:
+        raise ValueError(f"tier: expected one of {TIERS}, got {tier!r}")
+    rng = np.random.default_rng([int(seed), TIERS.index(tier)])
+    if tier == "page":
+        n = int(rng.integers(2, 5))
+        puzzles, values = [], []
+        givens = rng.random() < 0.25
+        for _ in range(n):
+            size = int(rng.integers(6, 11))
+            p, v = random_puzzle(rng, size, size if rng.random() < 0.7 else int(rng.integers(6, 11)))
+            if givens:
+                p = p.with_givens(_random_givens(rng, v, rng.uniform(0.03, 0.12)))
+            puzzles.append(p)
+            values.append(v)
+        style = random_style(rng)
+        styles = [style if rng.random() < 0.85 else random_style(rng) for _ in range(n)]
+        level = rng.choice([None, "clean", "photo", "hard"], p=[0.3, 0.2, 0.35, 0.15])
+        image, corners = render_page(puzzles, styles, rng, level=None if level is None else str(level))
+        return SynthSample(image, tuple(puzzles), tuple(values), tuple(corners), tier, seed)
+    n_rows = int(rng.integers(5, 16))
+    n_cols = n_rows if rng.random() < 0.6 else int(rng.integers(5, 16))
+    puzzle, values = random_puzzle(rng, n_rows, n_cols)
+    longest = max(n_rows, n_cols)
+    cell = int(rng.integers(max(20, 280 // longest + 1), min(90, 2300 // longest) + 1))
+    style = random_style(rng, cell)
+    if rng.random() < 0.15:
+        puzzle = puzzle.with_givens(_random_givens(rng, values, rng.uniform(0.03, 0.15)))
+    pen = None
+    if tier != "clean" and rng.random() < 0.15:
+        pen = _random_givens(rng, values, rng.uniform(0.1, 0.9))
+    image, corners = render_puzzle(puzzle, style, pen_values=pen, rng=rng)
+    image, corners = photograph(image, corners, rng, tier)
+    return SynthSample(image, (puzzle,), (values,), (corners,), tier, seed)
