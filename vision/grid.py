@@ -670,3 +670,177 @@ def _count_cells(p: np.ndarray, a: float, b: float, top: float, n: int | None) -
         if score > best[0] + 1e-6:
             best = (score, m)
     return best[1], best[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Mesh: per-line refinement of a lattice (bowed pages, lens distortion, a border off by a third)
+
+
+def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray:
+    """Follow every grid line through a rectified grid; returns the cell corners it finds.
+
+    A homography cannot straighten a bowed page or a lens-distorted photo, and one wrong outer
+    line shifts a whole row of cells. Each line is therefore searched for separately in every
+    band of cells it crosses (within ``0.4`` cell of the lattice), and a low-order curve is
+    fitted through the positions found; a line with no evidence (between two black cells)
+    follows its neighbours.
+
+    Parameters
+    ----------
+    warped_gray : (M, N) uint8 ndarray
+        The rectified grid.
+    lattice : Lattice
+        Its approximate row and column boundaries.
+
+    Returns
+    -------
+    corners_xy : (n_rows + 1, n_cols + 1, 2) float64 ndarray
+        Position of every line crossing in ``warped_gray`` pixels.
+    """
+    if warped_gray.ndim == 3:
+        warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
+    rows = np.asarray(lattice.row_edges, np.float64)
+    cols = np.asarray(lattice.col_edges, np.float64)
+    cell = float(min(np.median(np.diff(rows)), np.median(np.diff(cols))))
+    resp_h, resp_v = _line_responses(warped_gray, cell)
+    # Vertical lines (x as a function of y) are searched in row bands, horizontal ones in columns.
+    col_curves = _follow_lines(resp_v, cols, rows, cell)
+    row_curves = _follow_lines(resp_h.T, rows, cols, cell)
+    corners = np.zeros((len(rows), len(cols), 2))
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            y = rows[i]
+            for _ in range(3):
+                x = np.polyval(col_curves[j], y)
+                y = np.polyval(row_curves[i], x)
+            corners[i, j] = (np.polyval(col_curves[j], y), y)
+    return corners
+
+
+def remap_to_mesh(image: np.ndarray, corners_xy: np.ndarray, cell_px: int,
+                  margin_px: int = 0) -> tuple[np.ndarray, Lattice]:
+    """Resample ``image`` so that the cells whose corners are ``corners_xy`` become equal squares.
+
+    Each cell is mapped bilinearly from its four corners; a ``margin_px`` frame outside the grid
+    continues the outer cells.
+
+    Returns
+    -------
+    regular : ndarray
+        ``n_rows * cell_px + 2 * margin_px`` by ``n_cols * cell_px + 2 * margin_px`` pixels.
+    lattice : Lattice
+        Its (evenly spaced) boundaries.
+    """
+    n_rows, n_cols = corners_xy.shape[0] - 1, corners_xy.shape[1] - 1
+    h, w = n_rows * cell_px + 2 * margin_px, n_cols * cell_px + 2 * margin_px
+    u = (np.arange(w, dtype=np.float64) + 0.5 - margin_px) / cell_px
+    v = (np.arange(h, dtype=np.float64) + 0.5 - margin_px) / cell_px
+    j = np.clip(np.floor(u).astype(int), 0, n_cols - 1)
+    i = np.clip(np.floor(v).astype(int), 0, n_rows - 1)
+    s = (u - j)[None, :, None]
+    t = (v - i)[:, None, None]
+    p00 = corners_xy[i][:, j]
+    p01 = corners_xy[i][:, j + 1]
+    p10 = corners_xy[i + 1][:, j]
+    p11 = corners_xy[i + 1][:, j + 1]
+    src = (1 - t) * ((1 - s) * p00 + s * p01) + t * ((1 - s) * p10 + s * p11) - 0.5
+    map_x = src[..., 0].astype(np.float32)
+    map_y = src[..., 1].astype(np.float32)
+    regular = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lattice = Lattice(tuple(float(margin_px + k * cell_px) for k in range(n_rows + 1)),
+                      tuple(float(margin_px + k * cell_px) for k in range(n_cols + 1)))
+    return regular, lattice
+
+
+def _line_responses(gray: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`_line_profiles` but per pixel, with kernels scaled to the cell size."""
+    g = gray.astype(np.float32)
+    k = max(5, int(round(0.2 * cell)) | 1)
+    hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
+    hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+    grad_y = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
+    grad_x = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
+    # Clue digits are about a third of a cell tall; a run of 0.45 cell keeps only lines.
+    run = max(7, int(round(0.45 * cell)))
+    resp_h = cv2.morphologyEx(np.maximum(hat_h, grad_y), cv2.MORPH_OPEN,
+                              cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
+    resp_v = cv2.morphologyEx(np.maximum(hat_v, grad_x), cv2.MORPH_OPEN,
+                              cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)))
+    return resp_h, resp_v
+
+
+def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: float) -> np.ndarray:
+    """Polynomial coefficients (np.polyval order, degree 2) of each line ``x = f(y)``.
+
+    ``resp`` holds the response to lines running along axis 0; ``edges`` are the lines' approximate
+    positions along axis 1 and ``bands`` the boundaries of the stretches they are searched in.
+    """
+    n_lines, n_bands = len(edges), len(bands) - 1
+    H, W = resp.shape
+    inset = 0.15 * (bands[1:] - bands[:-1])
+    band_lo = np.clip(np.round(bands[:-1] + inset).astype(int), 0, H - 1)
+    band_hi = np.clip(np.round(bands[1:] - inset).astype(int), 1, H)
+    band_mid = (bands[:-1] + bands[1:]) / 2
+    curves = np.zeros((n_lines, 3))
+    curves[:, 2] = edges
+    guess = np.tile(edges[:, None], (1, n_bands)).astype(np.float64)
+    ok = np.zeros(n_lines, bool)
+    for radius in (0.4 * cell, 0.15 * cell):
+        pos = np.full((n_lines, n_bands), np.nan)
+        strength = np.zeros((n_lines, n_bands))
+        for b in range(n_bands):
+            if band_hi[b] <= band_lo[b]:
+                continue
+            prof = resp[band_lo[b]:band_hi[b]].mean(axis=0)
+            prof = cv2.GaussianBlur(prof.reshape(1, -1), (0, 0), 1.0).ravel()
+            for k in range(n_lines):
+                lo = max(0, int(np.floor(guess[k, b] - radius)))
+                hi = min(W, int(np.ceil(guess[k, b] + radius)) + 1)
+                if hi - lo < 3:
+                    continue
+                seg = prof[lo:hi]
+                m = int(np.argmax(seg))
+                if m == 0 or m == len(seg) - 1:
+                    continue  # rising into the window edge: the line is further out, or absent
+                strength[k, b] = seg[m]
+                pos[k, b] = _peak_near(prof, lo + m, 1.5)
+        typical = np.median(strength[strength > 0]) if np.any(strength > 0) else 0.0
+        valid = np.isfinite(pos) & (strength > 0.3 * typical)
+        new_curves = curves.copy()
+        ok = np.zeros(n_lines, bool)
+        for k in range(n_lines):
+            fit = _robust_polyfit(band_mid[valid[k]], pos[k, valid[k]], strength[k, valid[k]], cell,
+                                  span=bands[-1] - bands[0])
+            if fit is not None:
+                new_curves[k] = fit
+                ok[k] = True
+        # Lines without evidence keep their place relative to their nearest found neighbours.
+        if ok.any() and not ok.all():
+            good = np.nonzero(ok)[0]
+            offsets = new_curves[good] - np.column_stack([np.zeros((len(good), 2)), edges[good]])
+            for k in np.nonzero(~ok)[0]:
+                off = np.array([np.interp(k, good, offsets[:, d]) for d in range(3)])
+                new_curves[k] = off + np.array([0.0, 0.0, edges[k]])
+        elif not ok.any():
+            return curves
+        curves = new_curves
+        guess = np.array([np.polyval(c, band_mid) for c in curves])
+    return curves
+
+
+def _robust_polyfit(t: np.ndarray, x: np.ndarray, w: np.ndarray, cell: float, span: float):
+    """Weighted fit of ``x(t)``: quadratic with enough well-spread points, else a line or a constant."""
+    keep = np.ones(len(t), bool)
+    for _ in range(3):
+        n = int(keep.sum())
+        if n == 0:
+            return None
+        spread = np.ptp(t[keep]) if n > 1 else 0.0
+        deg = 2 if n >= 5 and spread > 0.5 * span else 1 if n >= 2 and spread > 0.2 * span else 0
+        coef = np.polyfit(t[keep], x[keep], deg, w=np.sqrt(w[keep]))
+        resid = np.abs(np.polyval(coef, t) - x)
+        new_keep = resid < max(0.06 * cell, 1.5)
+        if new_keep.sum() < max(1, 0.5 * len(t)) or np.array_equal(new_keep, keep):
+            break
+        keep = new_keep
+    return np.concatenate([np.zeros(2 - deg), coef])

@@ -59,7 +59,7 @@ _S = CELL_SIDE
 _EDGE = 0.03            # outermost strip always ignored (lattice error, anti-aliased border)
 _EDGE_SEARCH = 0.16     # border lines are looked for this far into the cell
 _DIAG_SEARCH = 0.14     # the diagonal line is looked for this far (in x - y) from the corner line
-_LINE_FILL = 0.55       # a row/column/diagonal this full of ink is a line, not a digit
+_LINE_RUN = 0.5         # a straight run of ink this long is a line: digits are shorter
 _MIN_CONTRAST = 40.0    # grey levels between background and ink; less is an empty half
 _DIGIT_H = (0.09, 0.62)  # plausible digit height, fraction of the cell side
 _MAX_GLYPHS = 2
@@ -139,36 +139,31 @@ _NK = 2 * _S + 1
 
 
 def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True) -> np.ndarray:
-    """Clear border lines near the edges and the diagonal: rows, columns or diagonals mostly ink.
+    """Clear border lines near the edges and the diagonal: long straight runs of ink.
 
-    Fill is measured on ink thickened across the line direction, so a line tilted by a degree
-    or two (a slightly wrong lattice) still counts as one line.
+    Only the pixels of a line go, not whole rows: a digit printed against a border or touching
+    the diagonal loses the few pixels it shares with the line and keeps its shape. Runs are
+    measured on ink thickened across the line direction, so a line tilted by a degree or two
+    (a slightly wrong lattice) is still one run.
     """
     tol = 2
-    u8 = ink.astype(np.uint8)
-    thick_v = cv2.dilate(u8, np.ones((2 * tol + 1, 1), np.uint8)) > 0
-    thick_h = cv2.dilate(u8, np.ones((1, 2 * tol + 1), np.uint8)) > 0
+    u8 = (ink & region).astype(np.uint8)
+    run = round(_LINE_RUN * _S)
     reach = round(_EDGE_SEARCH * _S)
     near_edge = np.zeros(_S, bool)
     near_edge[:reach] = near_edge[_S - reach:] = True
-    region_rows, region_cols = region.sum(1), region.sum(0)
-    row_line = near_edge & (region_rows > 0.3 * _S) & ((thick_v & region).sum(1) > _LINE_FILL * region_rows)
-    col_line = near_edge & (region_cols > 0.3 * _S) & ((thick_h & region).sum(0) > _LINE_FILL * region_cols)
-    grow = np.ones(2 * tol + 1, np.float32)
-    row_clear = np.convolve(row_line.astype(np.float32), grow, "same") > 0
-    col_clear = np.convolve(col_line.astype(np.float32), grow, "same") > 0
-    keep = ~(row_clear[:, None] | col_clear[None, :])
+    thick_v = cv2.dilate(u8, np.ones((2 * tol + 1, 1), np.uint8))
+    thick_h = cv2.dilate(u8, np.ones((1, 2 * tol + 1), np.uint8))
+    line_h = cv2.morphologyEx(thick_v, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) > 0
+    line_v = cv2.morphologyEx(thick_h, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8)) > 0
+    line = (line_h & near_edge[:, None]) | (line_v & near_edge[None, :])
     if diagonal:
-        thick = cv2.dilate(u8, np.ones((3, 3), np.uint8)) > 0
-        k = _K[region] + _S
-        count = np.bincount(k, minlength=_NK)
-        filled = np.bincount(k, weights=thick[region], minlength=_NK)
-        offsets = np.arange(_NK) - _S
-        reach = round(_DIAG_SEARCH * _S)
-        diag_line = (np.abs(offsets) <= reach) & (count > 0.3 * _S) & (filled > _LINE_FILL * np.maximum(count, 1))
-        diag_clear = np.convolve(diag_line.astype(np.float32), np.ones(5, np.float32), "same") > 0
-        keep &= ~diag_clear[_K + _S]
-    return ink & keep
+        thick = cv2.dilate(u8, np.ones((3, 3), np.uint8))
+        line_d = cv2.morphologyEx(thick, cv2.MORPH_OPEN, np.eye(run, dtype=np.uint8)) > 0
+        line |= line_d & (np.abs(_K) <= round(_DIAG_SEARCH * _S))
+    # The opened masks are the thickened lines; a pixel more covers their anti-aliased rims.
+    line = cv2.dilate(line.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    return ink & ~line
 
 
 def split_clue_cell(cell_gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

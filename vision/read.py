@@ -10,11 +10,11 @@ import numpy as np
 from solver.reconcile import SideReading
 
 from .cells import classify_cells
-from .grid import GridGeometry
+from .grid import GridGeometry, refine_lattice_mesh, remap_to_mesh
 from .ocr import read_clues_two_readers
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "rectify_for_reading"]
+__all__ = ["GridReading", "read_grid", "rectify_for_reading", "layout_doubt"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,8 @@ class GridReading:
     H: np.ndarray
     lattice: Lattice
     stray: tuple[tuple[Cell, str, int], ...] = ()  # numbers read where the layout has no run
+    #: Why the cell layout does not look like a Kakuro (then ``sides`` is empty), or None.
+    doubt: str | None = None
 
 
 def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX
@@ -78,6 +80,41 @@ def _options(read: NumberRead) -> tuple[tuple[int, float], ...]:
     return (first, *((int(v), float(p)) for v, p in alts[1:]))
 
 
+#: A Kakuro has no runs of one cell; a misread cell or two may make some, a sudoku or a table
+#: read as a grid makes many.
+_MAX_SINGLE_RUN_SHARE = 0.2
+
+
+def layout_doubt(whites: frozenset[Cell], n_rows: int, n_cols: int) -> str | None:
+    """Say why a layout of white cells cannot be a Kakuro, or return None when it can be.
+
+    Every run of white cells in a Kakuro is at least two long. A sudoku, a table of numbers or
+    a comic panel found as a grid gives a layout in which many runs are single cells.
+    """
+    lengths = []
+    for r in range(n_rows):
+        lengths += _run_lengths([(r, c) in whites for c in range(n_cols)])
+    for c in range(n_cols):
+        lengths += _run_lengths([(r, c) in whites for r in range(n_rows)])
+    if not lengths:
+        return "no white cells"
+    single = sum(1 for n in lengths if n == 1)
+    if single >= 2 and single > _MAX_SINGLE_RUN_SHARE * len(lengths):
+        return f"{single} of {len(lengths)} runs are a single cell; this does not look like a Kakuro grid"
+    return None
+
+
+def _run_lengths(flags: list[bool]) -> list[int]:
+    out, n = [], 0
+    for f in flags + [False]:
+        if f:
+            n += 1
+        elif n:
+            out.append(n)
+            n = 0
+    return out
+
+
 def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
     """Classify the cells of a located grid and read every clue its layout needs.
 
@@ -89,7 +126,15 @@ def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
         From :func:`vision.grid.locate_puzzles`.
     """
     warped, H, lattice = rectify_for_reading(image, geometry)
-    classes = classify_cells(warped, lattice)
+    # Follow each grid line (a bowed page or a border found a third of a cell off shifts cells
+    # against a single homography), then read from a copy in which every cell is square.
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    corners_xy = refine_lattice_mesh(gray, lattice)
+    warped, read_lattice = remap_to_mesh(warped, corners_xy, READ_CELL_PX, margin_px=READ_CELL_PX // 4)
+    # Reported in the homography's frame: the mean position of each followed line.
+    lattice = Lattice(tuple(float(v) for v in corners_xy[:, :, 1].mean(axis=1)),
+                      tuple(float(v) for v in corners_xy[:, :, 0].mean(axis=0)))
+    classes = classify_cells(warped, read_lattice)
     n_rows, n_cols = lattice.shape
     kinds = classes.kinds
     whites = frozenset((r, c) for r in range(n_rows) for c in range(n_cols) if kinds[r, c] == "white")
@@ -104,7 +149,12 @@ def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
             if down or across:
                 needs[(r, c)] = (down, across)
     clue_cells = tuple(sorted(needs))
-    crops = [_cell_crop(warped, lattice, r, c) for r, c in clue_cells]
+    doubt = layout_doubt(whites, n_rows, n_cols)
+    if doubt is not None:
+        # Reading its "clues" would only add noise; the pipeline reports it as unreadable.
+        log.info("grid %dx%d rejected: %s", n_rows, n_cols, doubt)
+        return GridReading(n_rows, n_cols, whites, clue_cells, (), classes, H, lattice, (), doubt)
+    crops = [_cell_crop(warped, read_lattice, r, c) for r, c in clue_cells]
     reads = read_clues_two_readers(crops) if crops else []
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []

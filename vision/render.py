@@ -312,7 +312,11 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
     printed, pen = available_fonts()
     kind = rng.choice(["black", "shaded", "newspaper", "halves_dark", "halves_light"],
                       p=[0.28, 0.3, 0.16, 0.14, 0.12])
-    paper = _jitter(rng, (255, 255, 255), 0) if rng.random() < 0.6 else _jitter(rng, (245, 243, 235), 10)
+    if rng.random() < 0.6:
+        paper = (255, 255, 255)
+    else:  # off-white or newsprint: warm, never green
+        tone = rng.uniform(0, 1)
+        paper = (int(255 - 8 * tone), int(253 - 12 * tone), int(250 - 28 * tone))
     ink = _jitter(rng, (0, 0, 0), 25) if rng.random() < 0.5 else (0, 0, 0)
     grey_lines = rng.random() < 0.25
     line_colour = _jitter(rng, (140, 140, 140), 30) if grey_lines else ink
@@ -361,15 +365,17 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
         diag_colour = ink
     if cell_px is None:
         cell_px = int(rng.integers(20, 91))
-    font_path = printed[rng.integers(len(printed))]
-    given_font = font_path if rng.random() < 0.5 else printed[rng.integers(len(printed))]
+    upright = [p for p in printed if not any(k in Path(p).name for k in ("Italic", "Oblique", "BdIta"))]
+    pool = printed if rng.random() < 0.08 else upright  # clue numbers are rarely italic in print
+    font_path = pool[rng.integers(len(pool))]
+    given_font = font_path if rng.random() < 0.5 else upright[rng.integers(len(upright))]
     return Style(
         cell_px=int(cell_px), paper=paper, line_colour=line_colour, border_colour=ink,
         inner_px=inner_px, outer_px=outer_px, clue_fill=clue_fill, half_fill=half_fill,
         block_fill=block_fill, block_diagonal=bool(block_diagonal), clue_ink=clue_ink,
         diag_colour=diag_colour, diag_px=diag_px, hatch_px=hatch_px,
         hatch_colour=_jitter(rng, (20, 20, 20), 20), font_path=font_path,
-        font_frac=float(rng.uniform(0.25, 0.42)), bold_px=int(rng.random() < 0.15),
+        font_frac=float(rng.uniform(0.25, 0.45)), bold_px=int(rng.random() < 0.15),
         digit_x=float(rng.uniform(0.62, 0.74)), digit_y=float(rng.uniform(0.24, 0.34)),
         margin_px=int(rng.integers(int(math.ceil(outer_px)) + 2, max(int(outer_px) + 4, cell_px))),
         given_font_path=given_font, given_frac=float(rng.uniform(0.45, 0.65)), given_ink=ink,
@@ -464,6 +470,9 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
     s = _SS
     cell = style.cell_px * s
     margin = max(style.margin_px, int(math.ceil(style.outer_px / 2)) + 1) * s
+    inner = max(1, int(round(style.inner_px * s)))
+    # odd-pixel lines centred on a pixel centre stay crisp after the 2x downsample, as on screen
+    margin += (inner // 2) % 2
     width, height = puzzle.n_cols * cell + 2 * margin, puzzle.n_rows * cell + 2 * margin
     image = Image.new("RGB", (width, height), style.paper)
     draw = ImageDraw.Draw(image)
@@ -477,6 +486,10 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
     diag_w = max(1, int(round(style.diag_px * s)))
     digit_h = int(round(style.font_frac * cell))
     font = _font_for_height(style.font_path, digit_h)
+    widest = font.getlength("45") + 2 * style.bold_px * s
+    if widest > 0.52 * cell:  # one size for all numbers, small enough that two digits fit a triangle
+        digit_h = int(digit_h * 0.52 * cell / widest)
+        font = _font_for_height(style.font_path, digit_h)
     numbers = []
     for r in range(puzzle.n_rows):
         for c in range(puzzle.n_cols):
@@ -505,7 +518,6 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
                     numbers.append((str(clue.down), (x1 - style.digit_x * cell, y1 - style.digit_y * cell),
                                     (x0 + pad, y0 + cell * 0.3, x0 + cell * 0.7, y1 - pad)))
     # grid lines, centred on the lattice, then the outer border over them
-    inner = max(1, int(round(style.inner_px * s)))
     outer = max(inner, int(round(style.outer_px * s)))
     gx0, gy0, gx1, gy1 = x_of(0), y_of(0), x_of(puzzle.n_cols), y_of(puzzle.n_rows)
     for c in range(1, puzzle.n_cols):
@@ -522,11 +534,7 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
         draw.rectangle(box, fill=style.border_colour)
     stroke = style.bold_px * s
     for text, centre, box in numbers:
-        f = font
-        left, _, right, _ = draw.textbbox((0, 0), text, font=f, anchor="ls")
-        if right - left > 0.62 * cell:  # squeeze wide two-digit numbers into the triangle
-            f = _font_for_height(style.font_path, int(digit_h * 0.62 * cell / (right - left)))
-        _draw_centred(draw, text, f, centre, style.clue_ink, stroke=stroke, box=box)
+        _draw_centred(draw, text, font, centre, style.clue_ink, stroke=stroke, box=box)
     given_font = _font_for_height(style.given_font_path, int(style.given_frac * cell))
     for (r, c), digit in puzzle.givens:
         centre = (x_of(c) + cell / 2, y_of(r) + cell / 2)
@@ -572,70 +580,102 @@ def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
 
 
-def _noise(image: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    noise = rng.normal(0, sigma, image.shape[:2]).astype(np.float32)[..., None]
-    return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
-
-
 def _smooth_field(rng: np.random.Generator, shape, cells: int = 4) -> np.ndarray:
     """Low-frequency random field in -1..1."""
     small = rng.uniform(-1, 1, (cells, cells)).astype(np.float32)
     return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
 
 
-def _lighting(image: np.ndarray, rng: np.random.Generator, strength: float) -> np.ndarray:
-    h, w = image.shape[:2]
-    yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+def _lighting_gain(rng: np.random.Generator, shape, strength: float) -> np.ndarray:
+    """A smooth multiplicative light field: gradient plus vignette, (h/8, w/8) float32."""
+    h, w = shape[0] // 8 + 1, shape[1] // 8 + 1
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     a, b = rng.uniform(-1, 1, 2) * strength
     gain = 1 + a * (xx / w - 0.5) + b * (yy / h - 0.5)
     cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
     gain -= strength * 0.5 * ((xx - cx) ** 2 + (yy - cy) ** 2) / (w * w + h * h)
-    gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    return gain * rng.uniform(0.8, 1.05)
+
+
+def _shadow_gain(rng: np.random.Generator, shape) -> np.ndarray:
+    """A soft-edged shadow cast over part of the image (a hand or phone), same grid as the light."""
+    h, w = shape[0] // 8 + 1, shape[1] // 8 + 1
+    mask = np.zeros((h, w), np.float32)
+    side = rng.integers(4)
+    pts = rng.uniform(0, 1, (3, 2)) * [w, h]
+    corner = [(0, 0), (w, 0), (w, h), (0, h)]
+    poly = np.vstack([corner[side], corner[(side + 1) % 4], pts]).astype(np.int32)
+    cv2.fillPoly(mask, [cv2.convexHull(poly)], 1.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(0.5, w * rng.uniform(0.01, 0.05)))
+    return 1 - rng.uniform(0.25, 0.5) * mask
+
+
+def _light_and_noise(image: np.ndarray, rng: np.random.Generator, gain_small: np.ndarray,
+                     sigma: float) -> np.ndarray:
+    """Multiply by the light field (with a warm or cool tint) and add sensor noise, in one pass."""
+    h, w = image.shape[:2]
     tint = np.array([rng.uniform(0.85, 1.0), rng.uniform(0.93, 1.0), 1.0], np.float32)  # BGR: warm light
     if rng.random() < 0.3:
         tint = tint[::-1].copy()  # cool light
-    out = image.astype(np.float32) * gain[..., None] * tint * rng.uniform(0.8, 1.05)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    gain = cv2.resize(gain_small.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    gain3 = cv2.merge([gain * t for t in tint])
+    out = image.astype(np.float32)
+    cv2.multiply(out, gain3, dst=out)
+    noise = rng.standard_normal((h, w), dtype=np.float32)
+    noise *= sigma
+    cv2.add(out, cv2.merge([noise, noise, noise]), dst=out)
+    np.clip(out, 0, 255, out=out)
+    return out.astype(np.uint8)
 
 
-def _shadow(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    h, w = image.shape[:2]
-    mask = np.zeros((h // 4 + 1, w // 4 + 1), np.float32)
-    side = rng.integers(4)
-    pts = rng.uniform(0, 1, (3, 2)) * [mask.shape[1], mask.shape[0]]
-    corner = [(0, 0), (mask.shape[1], 0), (mask.shape[1], mask.shape[0]), (0, mask.shape[0])]
-    poly = np.vstack([corner[side], corner[(side + 1) % 4], pts]).astype(np.int32)
-    cv2.fillPoly(mask, [cv2.convexHull(poly)], 1.0)
-    mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, mask.shape[1] * rng.uniform(0.01, 0.05)))
-    mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
-    gain = 1 - rng.uniform(0.25, 0.5) * mask
-    return np.clip(image.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+@lru_cache(maxsize=64)
+def _text_strip(font_path: str, size: int, variant: int) -> tuple[np.ndarray, tuple[int, ...]]:
+    """A long line of filler words as an ink mask (255 = ink), and the x where each word starts.
+
+    Drawing text is the slow part of a page, so lines are drawn once and pasted in pieces.
+    """
+    rng = np.random.default_rng(variant)
+    font = _font(font_path, size)
+    words = [_WORDS[i] for i in rng.integers(0, len(_WORDS), 70)]
+    text = " ".join(words)
+    starts, x = [], 0.0
+    space = font.getlength(" ")
+    for word in words:
+        starts.append(int(x))
+        x += font.getlength(word) + space
+    left, top, right, bottom = font.getbbox(text, anchor="ls")
+    mask = Image.new("L", (int(right) + 2, int(bottom - top) + 2), 0)
+    ImageDraw.Draw(mask).text((0, -top + 1), text, font=font, fill=255, anchor="ls")
+    return np.asarray(mask), tuple(starts)
 
 
-def _text_line(rng: np.random.Generator, n_words: int) -> str:
-    return " ".join(_WORDS[i] for i in rng.integers(0, len(_WORDS), n_words))
-
-
-def _draw_text_block(draw: ImageDraw.ImageDraw, rng, box, font, colour, avoid=()) -> None:
-    """Lines of filler text in ``box`` (x0, y0, x1, y1), skipping rectangles in ``avoid``."""
-    x0, y0, x1, y1 = box
-    size = font.size
+def _draw_text_block(page: np.ndarray, rng, box, font_path: str, size: int, colour, avoid=()) -> None:
+    """Lines of filler text in ``box`` (x0, y0, x1, y1) of a BGR page, skipping ``avoid`` rectangles."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    size = max(6, int(size) // 2 * 2)
     leading = int(size * rng.uniform(1.25, 1.6))
+    colour = np.array(colour, np.float32)
     y = y0
-    char_w = max(1.0, font.getlength("abcdefghij") / 10)
     while y + size < y1:
         spans = [(x0, x1)]
         for ax0, ay0, ax1, ay1 in avoid:
             if y + size > ay0 and y < ay1:
-                spans = [(a, min(b, ax0)) for a, b in spans if a < ax0] + \
-                        [(max(a, ax1), b) for a, b in spans if b > ax1]
+                spans = [(a, min(b, int(ax0))) for a, b in spans if a < ax0] + \
+                        [(max(a, int(ax1)), b) for a, b in spans if b > ax1]
         for a, b in spans:
-            if b - a > 6 * char_w:
-                n_chars = int((b - a) / char_w)
-                text = _text_line(rng, max(1, n_chars // 5))[:n_chars]
-                if rng.random() < 0.15:
-                    text = text[: int(len(text) * rng.uniform(0.3, 0.9))]  # paragraph end
-                draw.text((a, y), text, font=font, fill=colour)
+            if b - a < 4 * size:
+                continue
+            strip, starts = _text_strip(font_path, size, int(rng.integers(2)))
+            first = int(rng.integers(0, len(starts) // 6))
+            limit = (b - a) * (rng.uniform(0.3, 0.9) if rng.random() < 0.15 else 1.0)  # paragraph ends
+            ends = [x for x in starts[first + 1:] if x - starts[first] <= limit]
+            if not ends:
+                continue
+            piece = strip[:, starts[first]:ends[-1]]
+            ph = min(piece.shape[0], page.shape[0] - y)
+            alpha = piece[:ph].astype(np.float32)[..., None] / 255
+            region = page[y:y + ph, a:a + piece.shape[1]]
+            region[:] = (region * (1 - alpha) + colour * alpha).astype(np.uint8)
         y += leading
 
 
@@ -648,33 +688,35 @@ def _onto_page(image: np.ndarray, points_xy: np.ndarray, rng: np.random.Generato
     page_h = max(int(h * rng.uniform(1.15, 1.6)), int(page_w * rng.uniform(0.7, 1.4)))
     ox = int(rng.integers(int(0.04 * page_w), max(int(0.04 * page_w) + 1, page_w - w - int(0.04 * page_w))))
     oy = int(rng.integers(int(0.04 * page_h), max(int(0.04 * page_h) + 1, page_h - h - int(0.04 * page_h))))
-    page = Image.new("RGB", (page_w, page_h), paper[::-1])
-    draw = ImageDraw.Draw(page)
     printed, _ = available_fonts()
-    font = _font(printed[rng.integers(len(printed))], int(max(9, page_w * rng.uniform(0.012, 0.022))))
+    size = int(max(9, page_w * rng.uniform(0.012, 0.022)))
     gap = int(0.03 * page_w)
     margin = int(0.05 * page_w)
-    _draw_text_block(draw, rng, (margin, margin, page_w - margin, page_h - margin), font,
-                     (30, 30, 30), avoid=[(ox - gap, oy - 2 * gap, ox + w + gap, oy + h + gap)])
-    title_font = _font(printed[rng.integers(len(printed))], int(font.size * rng.uniform(1.3, 2.2)))
+    title_font = _font(printed[rng.integers(len(printed))], int(size * rng.uniform(1.3, 2.2)))
+    page = Image.new("RGB", (page_w, page_h), paper[::-1])
     if oy - 2 * gap > 0:
-        draw.text((ox, max(0, oy - gap - title_font.size)), f"KAKURO No {rng.integers(1, 3000)}",
-                  font=title_font, fill=(10, 10, 10))
+        ImageDraw.Draw(page).text((ox, max(0, oy - gap - title_font.size)), f"KAKURO No {rng.integers(1, 3000)}",
+                                  font=title_font, fill=(10, 10, 10))
     out = np.asarray(page)[:, :, ::-1].copy()
+    _draw_text_block(out, rng, (margin, margin, page_w - margin, page_h - margin),
+                     printed[rng.integers(len(printed))], size, (30, 30, 30),
+                     avoid=[(ox - gap, oy - 2 * gap - title_font.size, ox + w + gap, oy + h + gap)])
     out[oy:oy + h, ox:ox + w] = image
     return out, points_xy + np.array([ox, oy], np.float32)
 
 
 def _desk(rng: np.random.Generator, shape) -> np.ndarray:
-    h, w = shape
+    """A table top: a flat colour with blotches and sometimes wood grain (drawn at 1/4 size)."""
+    h, w = shape[0] // 4 + 1, shape[1] // 4 + 1
     base = np.array([(60, 90, 140), (40, 60, 95), (120, 120, 120), (200, 200, 205), (30, 30, 35),
                      (60, 100, 60), (150, 170, 190)][rng.integers(7)], np.float32)
-    field = _smooth_field(rng, (h, w), int(rng.integers(3, 9)))[..., None] * rng.uniform(5, 30)
-    desk = base + field
+    desk = base + _smooth_field(rng, (h, w), int(rng.integers(3, 9)))[..., None] * rng.uniform(5, 30)
     if rng.random() < 0.4:  # wood grain
         yy = np.arange(h, dtype=np.float32)[:, None, None]
-        desk = desk + 10 * np.sin(yy / rng.uniform(3, 15) + _smooth_field(rng, (h, w), 5)[..., None] * 3)
-    return np.clip(desk, 0, 255).astype(np.uint8)
+        grain = np.sin(yy / rng.uniform(1, 4) + _smooth_field(rng, (h, w), 5)[..., None] * 3)
+        desk = desk + rng.uniform(2, 7) * grain
+    desk = np.clip(desk, 0, 255).astype(np.uint8)
+    return cv2.resize(desk, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
 def _camera_homography(rng, src_quad: np.ndarray, max_rot: float, max_tilt: float) -> np.ndarray:
@@ -774,7 +816,8 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
     # pre-shrink the page so the warp does not alias thin lines
     centre = np.array([[[w / 2, h / 2]]], np.float64)
     j = [cv2.perspectiveTransform(centre + d, M)[0, 0] for d in ([0, 0], [1, 0], [0, 1])]
-    local = math.sqrt(abs(np.cross(j[1] - j[0], j[2] - j[0])))
+    (ax, ay), (bx, by) = j[1] - j[0], j[2] - j[0]
+    local = math.sqrt(abs(ax * by - ay * bx))  # linear scale of the warp at the page centre
     if local < 0.7:
         f = local * 1.2
         small, _ = _resize(image, points_xy, f)
@@ -804,11 +847,8 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         inside = cv2.warpPerspective(np.ones(small.shape[:2], np.uint8), Ms, (out_w, out_h),
                                      flags=cv2.INTER_NEAREST)
-    image = np.where(inside[..., None] > 0, warped, desk)
+    image = cv2.copyTo(warped, inside, desk)
     points_xy = cv2.perspectiveTransform(grid_pts.reshape(-1, 1, 2), M).reshape(-1, 2).astype(np.float32)
-    image = _lighting(image, rng, rng.uniform(0.2, 0.6) if hard else rng.uniform(0.1, 0.4))
-    if hard and rng.random() < 0.7:
-        image = _shadow(image, rng)
     if hard and rng.random() < 0.5:  # a low-resolution camera, scaled back up by the phone
         f = rng.uniform(0.5, 0.8)
         small_img, small_pts = _resize(image, points_xy, f)
@@ -817,7 +857,10 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
     image, points_xy = _fit_size(image, points_xy)
     sigma = rng.uniform(0.8, 1.8) if hard else rng.uniform(0.2, 1.0)
     image = cv2.GaussianBlur(image, (0, 0), sigma)
-    image = _noise(image, rng, rng.uniform(3, 9) if hard else rng.uniform(1, 5))
+    gain = _lighting_gain(rng, image.shape, rng.uniform(0.2, 0.6) if hard else rng.uniform(0.1, 0.4))
+    if hard and rng.random() < 0.7:
+        gain = gain * _shadow_gain(rng, image.shape)
+    image = _light_and_noise(image, rng, gain, rng.uniform(3, 9) if hard else rng.uniform(1, 5))
     return _jpeg(image, rng.integers(30, 71) if hard else rng.integers(50, 91)), points_xy
 
 
@@ -864,10 +907,11 @@ def render_page(puzzles: Sequence[Puzzle], styles: Sequence[Style], rng: np.rand
     if not 1 <= len(puzzles) <= 6 or len(styles) != len(puzzles):
         raise ValueError("puzzles, styles: need 1..6 puzzles and one style per puzzle")
     n = len(puzzles)
-    cols = 1 if n == 1 else (2 if n in (2, 4) and rng.random() < 0.7 else (2 if n > 2 else 1))
+    cols = 1 if n == 1 else (2 if n > 2 or rng.random() < 0.3 else 1)
     rows = int(math.ceil(n / cols))
     page_w = int(rng.integers(1000, 1700))
-    page_h = int(page_w * rng.uniform(1.3, 1.45))
+    # a portrait book page, or a half page cut from a magazine when two puzzles sit side by side
+    page_h = int(page_w * (rng.uniform(1.3, 1.45) if rows > 1 else rng.uniform(0.75, 0.95)))
     paper = styles[0].paper
     page = Image.new("RGB", (page_w, page_h), paper)
     draw = ImageDraw.Draw(page)
@@ -879,19 +923,19 @@ def render_page(puzzles: Sequence[Puzzle], styles: Sequence[Style], rng: np.rand
     draw.text((margin, margin // 2), rng.choice(["KAKURO", "Cross Sums", "Kakuro Puzzles", "Number Cross"]),
               font=_font(title_font.path, int(title_font.size * 1.3)), fill=(0, 0, 0))
     footer = int(text_font.size * 6)
-    _draw_text_block(draw, rng, (margin, page_h - footer, page_w - margin, page_h - margin // 2),
-                     text_font, (30, 30, 30))
     slot_w = (page_w - 2 * margin) / cols
     slot_h = (page_h - margin - header - footer) / rows
     first_no = int(rng.integers(1, 300))
     out = np.asarray(page)[:, :, ::-1].copy()
+    _draw_text_block(out, rng, (margin, page_h - footer, page_w - margin, page_h - margin // 2),
+                     text_font.path, text_font.size, (30, 30, 30))
     placed = []
     for k, (puzzle, style) in enumerate(zip(puzzles, styles)):
         r, c = divmod(k, cols)
         sx, sy = margin + c * slot_w, margin + header + r * slot_h
         label_h = int(title_font.size * 1.6)
         cell = int(min(slot_w * 0.88 / puzzle.n_cols, (slot_h - label_h) * 0.88 / puzzle.n_rows))
-        cell = max(12, min(90, cell))
+        cell = max(12, min(130, cell))
         st = dataclasses.replace(style, cell_px=cell, paper=paper, margin_px=max(int(math.ceil(style.outer_px)) + 2, 4))
         flat, corners = render_puzzle(puzzle, st, rng=rng)
         fh, fw = flat.shape[:2]
@@ -965,7 +1009,7 @@ def make_sample(seed: int, tier: str) -> SynthSample:
             puzzles.append(p)
             values.append(v)
         style = random_style(rng)
-        styles = [style if rng.random() < 0.85 else random_style(rng) for _ in range(n)]
+        styles = [style] + [style if rng.random() < 0.9 else random_style(rng) for _ in range(n - 1)]
         level = rng.choice([None, "clean", "photo", "hard"], p=[0.3, 0.2, 0.35, 0.15])
         image, corners = render_page(puzzles, styles, rng, level=None if level is None else str(level))
         return SynthSample(image, tuple(puzzles), tuple(values), tuple(corners), tier, seed)

@@ -1,0 +1,143 @@
+"""Recognition accuracy and speed, per tier, on synthetic renders and on the real samples.
+
+    .venv/bin/python bench/accuracy.py [--per-tier 20] [--seed 0]
+
+Synthetic puzzles are real corpus layouts (unique solutions) drawn by vision/render.py in random
+styles and fonts, then scanned or photographed; "real" is every sample with a transcription.
+Prints one table: puzzles, share of grids read exactly, share of cells right, share solved
+correctly, solved WRONG (must be 0), median and max seconds per image (one core, in-process).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from pipeline import solve_image  # noqa: E402
+from solver.formats import grid_tokens, load_puzzle, parse_solution_grid  # noqa: E402
+from vision.imageio import load_image  # noqa: E402
+from vision.render import photograph, random_style, render_page, render_puzzle  # noqa: E402
+
+cv2.setNumThreads(1)
+CORPUS = ROOT / "tests" / "data" / "puzzles" / "corpus"
+SAMPLES = ROOT / "samples"
+
+
+def _corpus(max_side: int):
+    out = []
+    for line in (CORPUS / "MANIFEST.tsv").read_text().splitlines()[1:]:
+        fields = line.split("\t")
+        name, size, verified = fields[0], fields[4], fields[-1]
+        rows, cols = (int(v) for v in size.split("x"))
+        sol = CORPUS / name.replace(".txt", ".sol")
+        if verified == "UNIQUE" and max(rows, cols) <= max_side and sol.exists():
+            out.append((load_puzzle(CORPUS / name), parse_solution_grid(sol.read_text())))
+    return out
+
+
+def _score(results, truths, corners):
+    """Per true puzzle: (exact, cells right share, solved correctly, solved wrong)."""
+    scores = []
+    for (puzzle, values), truth_xy in zip(truths, corners):
+        centre = np.asarray(truth_xy).mean(axis=0)
+        near = [r for r in results if r.corners_xy is not None
+                and np.linalg.norm(np.asarray(r.corners_xy).mean(axis=0) - centre)
+                < 0.25 * np.linalg.norm(np.ptp(np.asarray(truth_xy), axis=0))]
+        res = near[0] if near else None
+        truth_tokens = grid_tokens(puzzle)
+        if res is None or res.puzzle is None or (res.puzzle.n_rows, res.puzzle.n_cols) != (puzzle.n_rows, puzzle.n_cols):
+            scores.append((False, 0.0, False, False))
+            continue
+        tokens = grid_tokens(res.puzzle)
+        cells = [a == b for ra, rb in zip(tokens, truth_tokens) for a, b in zip(ra, rb)]
+        solved = res.status == "solved" and res.solution is not None
+        right = solved and dict(res.solution.values) == {c: v for c, v in values.items() if c in puzzle.whites}
+        scores.append((tokens == truth_tokens, sum(cells) / len(cells), right, solved and not right))
+    return scores
+
+
+def _synthetic(tier: str, n: int, seed: int, pool):
+    rng = np.random.default_rng([seed, ("clean", "photo", "hard", "page").index(tier)])
+    for _ in range(n):
+        if tier == "page":
+            small = [p for p in pool if max(p[0].n_rows, p[0].n_cols) <= 10]
+            picks = [small[i] for i in rng.choice(len(small), size=int(rng.integers(2, 5)), replace=False)]
+            style = random_style(rng)
+            level = rng.choice(["none", "clean", "photo"])
+            image, corners = render_page([p for p, _ in picks], [style] * len(picks), rng,
+                                         level=None if level == "none" else str(level))
+            yield image, picks, corners
+        else:
+            puzzle, values = pool[int(rng.integers(len(pool)))]
+            longest = max(puzzle.n_rows, puzzle.n_cols)
+            cell = int(rng.integers(max(24, 300 // longest + 1), min(80, 2000 // longest) + 1))
+            image, corners = render_puzzle(puzzle, random_style(rng, cell), rng=rng)
+            image, corners = photograph(image, corners, rng, tier)
+            yield image, [(puzzle, values)], [corners]
+
+
+def _real():
+    for txt in sorted(SAMPLES.glob("*.txt")):
+        images = [p for p in SAMPLES.glob(txt.stem + ".*") if p.suffix.lower() in (".png", ".jpg", ".jpeg")]
+        truth = load_puzzle(txt)
+        if not images or not truth.whites:  # placeholder transcriptions hold no white cell
+            continue
+        image = load_image(images[0])
+        yield image, [(truth, None)], None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-tier", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tiers", default="clean,photo,hard,page,real")
+    args = parser.parse_args()
+    pool = _corpus(15)
+    rows = []
+    for tier in args.tiers.split(","):
+        scores, seconds = [], []
+        source = _real() if tier == "real" else _synthetic(tier, args.per_tier, args.seed, pool)
+        for image, truths, corners in source:
+            start = time.perf_counter()
+            try:
+                results = solve_image(image)
+            except Exception:  # noqa: BLE001 - a miss is a score of zero, not a crash of the bench
+                results = []
+            seconds.append(time.perf_counter() - start)
+            if corners is None:  # real images: match the result of the same shape
+                truth = truths[0][0]
+                results = [r for r in results if r.puzzle is not None
+                           and (r.puzzle.n_rows, r.puzzle.n_cols) == (truth.n_rows, truth.n_cols)][:1]
+                if results:
+                    corners = [results[0].corners_xy]
+                    values = dict(results[0].solution.values) if results[0].solution else {}
+                    from solver.solve import solve_puzzle
+
+                    true_values = dict(solve_puzzle(truth).values)
+                    truths = [(truth, true_values)]
+                else:
+                    scores.append((False, 0.0, False, False))
+                    continue
+            scores.extend(_score(results, truths, corners))
+        n = len(scores)
+        rows.append((tier, n, sum(s[0] for s in scores) / n, sum(s[1] for s in scores) / n,
+                     sum(s[2] for s in scores) / n, sum(s[3] for s in scores),
+                     statistics.median(seconds), max(seconds)))
+    print(f"{'tier':<7}{'puzzles':>8}{'exact':>8}{'cells':>8}{'solved':>8}{'WRONG':>7}{'med s':>8}{'max s':>8}")
+    for tier, n, exact, cells, solved, wrong, med, mx in rows:
+        print(f"{tier:<7}{n:>8}{exact:>8.1%}{cells:>8.1%}{solved:>8.1%}{wrong:>7}{med:>8.2f}{mx:>8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Batch throughput on a generated puzzle book: pages per second with 1 and 2 jobs.
+
+    .venv/bin/python bench/batch.py [--pages 8] [--dpi 150]
+
+The book is a PDF of flat pages, two 10x10 puzzles each (vision/render.py), written to a
+temporary folder. Each run goes through `kakuro batch` in-process with --force, so the process
+pool's start-up is part of the time. Prints one table.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+import pipeline  # noqa: E402
+from vision.render import random_puzzle, random_style, render_page  # noqa: E402
+
+
+def make_book(path: Path, pages: int, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    images = []
+    for _ in range(pages):
+        puzzles = [random_puzzle(rng, 10, 10)[0] for _ in range(2)]
+        style = random_style(rng)
+        image, _ = render_page(puzzles, [style, style], rng)
+        images.append(Image.fromarray(image[..., ::-1]))
+    images[0].save(path, format="PDF", save_all=True, append_images=images[1:], resolution=150)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=8)
+    parser.add_argument("--dpi", type=int, default=150)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        book = Path(tmp) / "book.pdf"
+        make_book(book, args.pages)
+        rows = []
+        for jobs in (1, 2):
+            start = time.perf_counter()
+            pipeline.main(["-q", "batch", str(book), "--out", str(Path(tmp) / f"out{jobs}"), "--jobs", str(jobs),
+                           "--dpi", str(args.dpi), "--force"])
+            seconds = time.perf_counter() - start
+            rows.append((jobs, seconds, args.pages / seconds))
+    base = rows[0][2]
+    print(f"{'jobs':>4}{'pages':>7}{'seconds':>9}{'pages/s':>9}{'speed-up':>9}")
+    for jobs, seconds, rate in rows:
+        print(f"{jobs:>4}{args.pages:>7}{seconds:>9.2f}{rate:>9.2f}{rate / base:>9.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""The solver's claims (unique / multiple / none) against an independent brute-force count.
+
+``unique`` must be a proof: a puzzle the solver calls unique has exactly one filling, counted here
+by a plain backtracking search that shares no code with the solver. Both of the solver's search
+paths are held to that: its own depth-first search and the CP-SAT fallback (reached by giving the
+small search no node budget).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import solver.solve as solve_module
+from solver.formats import load_puzzle
+from solver.model import Clue, Puzzle
+from solver.solve import solve_puzzle
+from solver.validate import validate_puzzle
+
+SEEDS = Path(__file__).parent / "data" / "puzzles" / "seeds"
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _lines(whites: set, n_rows: int, n_cols: int) -> list[tuple[tuple[int, int], str, list]]:
+    """Maximal lines of white cells (across and down), each with the cell just before it."""
+    out = []
+    for direction, (dr, dc) in (("across", (0, 1)), ("down", (1, 0))):
+        for r in range(n_rows):
+            for c in range(n_cols):
+                if (r, c) in whites and (r - dr, c - dc) not in whites:
+                    cells = []
+                    rr, cc = r, c
+                    while (rr, cc) in whites:
+                        cells.append((rr, cc))
+                        rr, cc = rr + dr, cc + dc
+                    out.append(((r - dr, c - dc), direction, cells))
+    return out
+
+
+def _count_fillings(puzzle: Puzzle, limit: int) -> int:
+    """Fillings of ``puzzle`` (up to ``limit``), by backtracking in reading order with sum bounds."""
+    runs = []
+    for clue in puzzle.clues:
+        for total, (dr, dc) in ((clue.across, (0, 1)), (clue.down, (1, 0))):
+            if total is None:
+                continue
+            cells = []
+            r, c = clue.row + dr, clue.col + dc
+            while (r, c) in puzzle.whites:
+                cells.append((r, c))
+                r, c = r + dr, c + dc
+            runs.append((total, cells))
+    order = sorted(puzzle.whites)
+    runs_of = {cell: [run for run in runs if cell in run[1]] for cell in order}
+    given = dict(puzzle.givens)
+    values: dict = {}
+
+    def fits(cell) -> bool:
+        for total, cells in runs_of[cell]:
+            filled = [values[c] for c in cells if c in values]
+            if len(set(filled)) != len(filled):
+                return False
+            left = len(cells) - len(filled)
+            low = sum(filled) + left * (left + 1) // 2
+            high = sum(filled) + left * (19 - left) // 2
+            if not low <= total <= high:
+                return False
+        return True
+
+    def search(i: int, limit: int) -> int:
+        if i == len(order):
+            return 1
+        cell = order[i]
+        count = 0
+        for digit in ([given[cell]] if cell in given else range(1, 10)):
+            values[cell] = digit
+            if fits(cell):
+                count += search(i + 1, limit - count)
+                if count >= limit:
+                    break
+        values.pop(cell, None)
+        return count
+
+    return search(0, limit)
+
+
+@st.composite
+def small_puzzles(draw):
+    """Random small layouts with clues from a random filling, sometimes with two clues nudged
+    (so that some have no solution) and sometimes with givens."""
+    n_rows = draw(st.integers(3, 6))
+    n_cols = draw(st.integers(3, 6))
+    rng = draw(st.randoms(use_true_random=False))
+    density = draw(st.floats(0.5, 1.0))
+    whites = {(r, c) for r in range(1, n_rows) for c in range(1, n_cols) if rng.random() < density}
+    whites = whites or {(1, 1), (1, 2)}
+    lines = _lines(whites, n_rows, n_cols)
+    # Any digits distinct along each line will do: clues made from them are consistent.
+    values: dict = {}
+    for cell in sorted(whites):
+        used = {values[c] for _, _, cells in lines if cell in cells for c in cells if c in values}
+        free = [d for d in range(1, 10) if d not in used]
+        values[cell] = rng.choice(free)
+    sums: dict = {}
+    for clue_cell, direction, cells in lines:
+        sums.setdefault(clue_cell, {})[direction] = sum(values[c] for c in cells)
+    if draw(st.booleans()):
+        # Nudge one across and one down clue the same way: the clue totals still agree, so the
+        # puzzle passes validation, but often has no filling left.
+        step = rng.choice([-1, 1])
+        for direction in ("across", "down"):
+            cell = rng.choice(sorted(c for c in sums if direction in sums[c]))
+            sums[cell][direction] += step
+    clues = tuple(Clue(r, c, s.get("down"), s.get("across")) for (r, c), s in sums.items())
+    n_givens = draw(st.integers(0, 2))
+    givens = tuple((c, values[c]) for c in rng.sample(sorted(whites), min(n_givens, len(whites))))
+    return Puzzle(n_rows, n_cols, frozenset(whites), clues, givens)
+
+
+def _assert_claim_holds(puzzle: Puzzle, solution) -> None:
+    count = _count_fillings(puzzle, limit=2)
+    expected = {0: "none", 1: "unique", 2: "multiple"}[count]
+    assert solution.status == expected, f"solver says {solution.status}, brute force counts {count}"
+
+
+def _usable(puzzle: Puzzle) -> bool:
+    """A nudged clue may leave its run's possible range; validation stops those first."""
+    return not validate_puzzle(puzzle)
+
+
+@SETTINGS
+@given(small_puzzles())
+def test_status_matches_brute_force_count(puzzle):
+    if not _usable(puzzle):
+        return
+    _assert_claim_holds(puzzle, solve_puzzle(puzzle))
+
+
+@SETTINGS
+@given(small_puzzles())
+def test_cpsat_path_matches_brute_force_count(puzzle):
+    if not _usable(puzzle):
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solve_module, "_NODE_BUDGET", 0)
+        solution = solve_puzzle(puzzle)
+    _assert_claim_holds(puzzle, solution)
+
+
+@pytest.fixture
+def cpsat_only(monkeypatch):
+    """No node budget for the small search: every component propagation leaves open goes to CP-SAT."""
+    monkeypatch.setattr(solve_module, "_NODE_BUDGET", 0)
+
+
+@pytest.mark.parametrize("name, expected", [("mac_csp_5x6.txt", "multiple"), ("montecarlo_5x5.txt", "multiple"),
+                                            ("evolutionary_expert.txt", "unique"),
+                                            ("milp_manual_8x8.txt", "unique")])
+def test_seed_status_on_cpsat_path(name, expected, cpsat_only):
+    puzzle = load_puzzle(SEEDS / name)
+    solution = solve_puzzle(puzzle)
+    assert solution.status == expected
+    assert _count_fillings(puzzle, limit=2) == {"unique": 1, "multiple": 2}[expected]
+
+
+def test_without_uniqueness_check_one_filling_comes_back():
+    puzzle = load_puzzle(SEEDS / "montecarlo_5x5.txt")
+    solution = solve_puzzle(puzzle, check_unique=False)
+    assert solution.other is None
+    assert set(solution.values) == set(puzzle.whites)
+    # It is a filling, but nothing was proven about others.
+    assert solution.status in ("unknown", "unique", "multiple")
+    assert solution.status != "unique" or _count_fillings(puzzle, 2) == 1
+
+
+def test_solving_is_deterministic():
+    puzzle = load_puzzle(SEEDS / "montecarlo_5x5.txt")
+    first, second = solve_puzzle(puzzle), solve_puzzle(puzzle)
+    assert (first.status, dict(first.values), dict(first.other)) == \
+        (second.status, dict(second.values), dict(second.other))
+
+
+def test_many_small_calls_are_cheap():
+    """The image reader calls the solver on many candidate readings: per-call overhead stays small."""
+    puzzle = load_puzzle(SEEDS / "evolutionary_hard.txt")
+    solve_puzzle(puzzle)
+    start = time.perf_counter()
+    for _ in range(50):
+        solve_puzzle(puzzle)
+    per_call_ms = (time.perf_counter() - start) / 50 * 1e3
+    assert per_call_ms < 20, f"{per_call_ms:.1f} ms per call"
+
