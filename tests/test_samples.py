@@ -25,7 +25,6 @@ MUST_READ = [
     "guardian1244_photo_edited.jpg",
     "guardian1244_photo_a.jpg",
 ]
-NOT_YET_EXACT = {"guardian1244_photo_edited.jpg", "guardian1244_photo_a.jpg"}
 
 
 def _satisfies(puzzle, values) -> bool:
@@ -56,9 +55,7 @@ def test_never_presents_a_wrong_reading_as_solved(name):
         assert result.problems, "a puzzle that is not solved must say why"
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason="clue OCR on this photo is not yet exact", strict=False))
-    if n in NOT_YET_EXACT else n for n in MUST_READ])
+@pytest.mark.parametrize("name", MUST_READ)
 def test_must_read_images_are_read_exactly_and_solved(name):
     truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
     result = _the_puzzle(solve_image(load_image(SAMPLES / name)), truth)

@@ -79,7 +79,7 @@ def _rotate_points(points_xy: np.ndarray, times: int, shape: tuple[int, ...]) ->
 
 def test_flat_corners_sit_on_the_outer_border():
     """Along every edge the pixels either side of the corner line are border ink; outside, paper."""
-    for k in range(40):
+    for k in range(30):
         rng = np.random.default_rng([5, k])
         style = random_style(rng)
         puzzle, _ = random_puzzle(rng, int(rng.integers(5, 9)), int(rng.integers(5, 9)))

@@ -505,10 +505,12 @@ def _draw_cells(puzzle: Puzzle, style: Style, cw: int, ch: int, margin: int,
             if diag_t and diagonals:
                 # Drawn on the cell's view so that thick line caps stay inside the cell.
                 view = canvas[y0:y1 + 1, x0:x1 + 1]
-                w, h, e = x1 - x0, y1 - y0, diag_t
-                cv2.line(view, (-e, -e), (w + e, h + e), style.diag_rgb, diag_t, cv2.LINE_AA)
+                w, h = x1 - x0, y1 - y0
+                ex, ey = (int(round(v * diag_t / min(w, h))) for v in (w, h))
+                cv2.line(view, (-ex, -ey), (w + ex, h + ey), style.diag_rgb, diag_t, cv2.LINE_AA)
                 if diagonals == 2:
-                    cv2.line(view, (w + e, -e), (-e, h + e), style.diag_rgb, diag_t, cv2.LINE_AA)
+                    cv2.line(view, (w + ex, -ey), (-ex, h + ey), style.diag_rgb, diag_t,
+                             cv2.LINE_AA)
     if style.hatch > 0:
         # A fine 45-degree screen lightening the filled cells, as on cheap newsprint.
         period = 2 * s + 2
@@ -953,7 +955,7 @@ def photograph(image: np.ndarray, corners_xy: np.ndarray, rng: np.random.Generat
         image, pts = _perspective(image, pts, rng, max_rot_deg=30 if hard else 15,
                                   tilt=rng.uniform(0.03, 0.14) if hard else rng.uniform(0.0, 0.08),
                                   grid_long_px=grid_long,
-                                  margin=(0.0, 0.25) if hard else (0.02, 0.3))
+                                  margin=(0.06, 0.25) if hard else (0.02, 0.3))
         if hard:
             image, pts = _displace(image, pts, rng, rng.uniform(0.015, 0.045))
         gain = _light_field(rng, image.shape[:2],
@@ -1035,7 +1037,8 @@ def render_page(puzzles_with_styles: Sequence[tuple], rng: np.random.Generator
     gap_x, gap_y = int(box_w * rng.uniform(0.08, 0.25)), int(unit * 2.5)
     title_h = int(unit * 2.2)
     side = int(box_w * rng.uniform(0.08, 0.2))
-    header, footer = int(unit * 4), int(unit * 3)
+    instructions = rng.random() < 0.5
+    header, footer = int(unit * (7 if instructions else 4)), int(unit * 3)
     width = 2 * side + cols * box_w + (cols - 1) * gap_x
     height = header + rows * (title_h + box_h) + (rows - 1) * gap_y + footer
     page = _paper_texture(rng, (height, width), paper)
@@ -1055,6 +1058,9 @@ def render_page(puzzles_with_styles: Sequence[tuple], rng: np.random.Generator
     head_font = _font_for_height(_pick(rng, fonts), unit * 1.6)
     draw.text((side, unit * 1.2), _pick(rng, ("KAKURO", "Kakuro", "Cross Sums", "Number Puzzles")),
               font=head_font, fill=ink)
+    if instructions:
+        _text_block(draw, rng, (side, int(unit * 3.6), width - side, header - int(unit * 0.5)),
+                    _pick(rng, fonts), unit * 0.6, ink)
     title_font = _font_for_height(_pick(rng, fonts), unit * 1.1)
     first = int(rng.integers(1, 200))
     fmt = _pick(rng, ("Puzzle {}", "No. {}", "{}", "Kakuro {}", "#{}"))
