@@ -31,8 +31,11 @@ def draw_stages(image: np.ndarray, quads_xy: list[np.ndarray], readings: list[Gr
                     (0, 0, 255), 3)
     pictures["1-grids"] = overview
     for k, rd in enumerate(readings, start=1):
-        base = _rectified(image, rd)
-        lat = rd.lattice
+        if rd.rectified is not None and rd.rectified_lattice is not None:
+            base, lat = rd.rectified, rd.rectified_lattice
+        else:
+            base, lat = _rectified(image, rd), rd.lattice
+        base = base if base.ndim == 3 else cv2.cvtColor(base, cv2.COLOR_GRAY2BGR)
         lattice_pic = base.copy()
         for y in lat.row_edges:
             cv2.line(lattice_pic, (0, int(round(y))), (lattice_pic.shape[1], int(round(y))), (0, 0, 255), 1)

@@ -43,6 +43,9 @@ class GridReading:
     stray: tuple[tuple[Cell, str, int], ...] = ()  # numbers read where the layout has no run
     #: Why the cell layout does not look like a Kakuro (then ``sides`` is empty), or None.
     doubt: str | None = None
+    #: The straightened grid the cells were read from, and its (regular) lattice.
+    rectified: np.ndarray | None = None
+    rectified_lattice: Lattice | None = None
 
 
 def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX
@@ -153,7 +156,8 @@ def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
     if doubt is not None:
         # Reading its "clues" would only add noise; the pipeline reports it as unreadable.
         log.info("grid %dx%d rejected: %s", n_rows, n_cols, doubt)
-        return GridReading(n_rows, n_cols, whites, clue_cells, (), classes, H, lattice, (), doubt)
+        return GridReading(n_rows, n_cols, whites, clue_cells, (), classes, H, lattice, (), doubt,
+                           warped, read_lattice)
     crops = [_cell_crop(warped, read_lattice, r, c) for r, c in clue_cells]
     reads = read_clues_two_readers(crops) if crops else []
     sides: list[SideReading] = []
@@ -167,4 +171,5 @@ def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
                 stray.append((cell, direction, read.value))
     if stray:
         log.info("numbers read where the layout has no run: %s", stray)
-    return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray))
+    return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
+                       None, warped, read_lattice)
