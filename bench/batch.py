@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/batch.py [--pages 8] [--dpi 150]
 
-The book is a PDF of flat pages, two 10x10 puzzles each (vision/render.py), written to a
+The book is a PDF of flat pages, two published 10x10 puzzles each drawn by vision/render.py, written to a
 temporary folder. Each run goes through `kakuro batch` in-process with --force, so the process
 pool's start-up is part of the time. Prints one table.
 """
@@ -21,14 +21,19 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import pipeline  # noqa: E402
-from vision.render import random_puzzle, random_style, render_page  # noqa: E402
+from solver.formats import load_puzzle  # noqa: E402
+from vision.render import random_style, render_page  # noqa: E402
+
+CORPUS = ROOT / "tests" / "data" / "puzzles" / "corpus"
 
 
 def make_book(path: Path, pages: int, seed: int = 0) -> None:
+    """Two published 10x10 puzzles (unique solutions) per page, in varied styles."""
     rng = np.random.default_rng(seed)
+    pool = [load_puzzle(p) for p in sorted(CORPUS.glob("krazydad__k10_*.txt"))]
     images = []
     for _ in range(pages):
-        puzzles = [random_puzzle(rng, 10, 10)[0] for _ in range(2)]
+        puzzles = [pool[i] for i in rng.choice(len(pool), size=2, replace=False)]
         style = random_style(rng)
         image, _ = render_page(puzzles, [style, style], rng)
         images.append(Image.fromarray(image[..., ::-1]))

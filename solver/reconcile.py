@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,7 +30,9 @@ TRUSTED = 0.97
 #: Upper bounds that keep the search short on a badly read grid.
 MAX_SUSPECTS = 14
 MAX_CHANGES = 2
-MAX_SOLVES = 400
+MAX_SOLVES = 200
+#: Wall-clock budget for trying other readings; past it no correction can be called forced.
+SEARCH_BUDGET_S = 4.0
 
 
 def run_sum_range(length: int) -> tuple[int, int]:
@@ -195,16 +198,17 @@ def reconcile_reading(
             break
     candidates.sort(key=lambda t: t[0])
 
+    started = time.perf_counter()
     working: list[tuple[dict, Solution]] = []
     if first_solution is not None and first_solution.status == "unique":
         working.append((first, first_solution))
     for _, values in candidates:
-        if solves >= MAX_SOLVES or len(working) >= 2:
+        if solves >= MAX_SOLVES or len(working) >= 2 or time.perf_counter() - started > SEARCH_BUDGET_S:
             break
         solution = attempt(values)
         if solution is not None and solution.status == "unique":
             working.append((values, solution))
-    exhaustive = solves < MAX_SOLVES
+    exhaustive = solves < MAX_SOLVES and time.perf_counter() - started <= SEARCH_BUDGET_S
 
     if len(working) == 1 and exhaustive:
         values, solution = working[0]
