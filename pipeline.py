@@ -156,7 +156,8 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         reading = read_grid(image, geometry)
         if not reading.whites or not reading.sides:
             results.append(PuzzleResult("unreadable", None, None, geometry.quad.corners_xy,
-                                        problems=("the grid has no white cells or no clues",), reading=reading,
+                                        problems=(reading.doubt or "the grid has no white cells or no clues",),
+                                        reading=reading,
                                         seconds=time.perf_counter() - start))
             continue
         rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,

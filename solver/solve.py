@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import time
 
-from ortools.sat.python import cp_model
 
 from .combos import _table
 from .model import Cell, Puzzle, Solution
@@ -274,6 +273,21 @@ def _cpsat(grid: _Grid, masks: list[int], cells: list[int], limit: int,
            time_limit_s: float) -> tuple[list[dict[int, int]], bool]:
     """CP-SAT over one component's open cells: up to ``limit`` solutions, and whether the
     search space was exhausted (so fewer than ``limit`` is all there are)."""
+    # Imported here: ortools pulls in pandas (~0.4 s), and most puzzles never reach CP-SAT.
+    from ortools.sat.python import cp_model
+
+    class _StopAt(cp_model.CpSolverSolutionCallback):
+        def __init__(self, variables: dict, limit: int):
+            super().__init__()
+            self._variables = variables
+            self._limit = limit
+            self.found: list[dict[int, int]] = []
+
+        def on_solution_callback(self) -> None:
+            self.found.append({i: int(self.Value(v)) for i, v in self._variables.items()})
+            if len(self.found) >= self._limit:
+                self.StopSearch()
+
     model = cp_model.CpModel()
     variables = {i: model.NewIntVarFromDomain(cp_model.Domain.FromValues(_digits(masks[i])), f"x{i}")
                  for i in cells}
@@ -299,19 +313,6 @@ def _cpsat(grid: _Grid, masks: list[int], cells: list[int], limit: int,
     status = solver.Solve(model, callback)
     exhausted = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and (limit > 1 or not callback.found)
     return callback.found, exhausted
-
-
-class _StopAt(cp_model.CpSolverSolutionCallback):
-    def __init__(self, variables: dict[int, cp_model.IntVar], limit: int):
-        super().__init__()
-        self._variables = variables
-        self._limit = limit
-        self.found: list[dict[int, int]] = []
-
-    def on_solution_callback(self) -> None:
-        self.found.append({i: int(self.Value(v)) for i, v in self._variables.items()})
-        if len(self.found) >= self._limit:
-            self.StopSearch()
 
 
 def solve_puzzle(puzzle: Puzzle, *, time_limit_s: float = 10.0, check_unique: bool = True) -> Solution:
