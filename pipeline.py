@@ -573,6 +573,21 @@ def _report(result: PageResult, progress, fail_fast: bool) -> PageResult:
     return result
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The local web page (``web/``): upload a photo, fix clues, solve; until Ctrl-C."""
+    try:
+        import uvicorn
+
+        from web.app import create_app
+    except ImportError as exc:
+        log.error("`kakuro serve` needs fastapi, uvicorn and python-multipart (%s); "
+                  "install the project again with pip install -e .", exc)
+        return int(ExitCode.missing_dependency)
+    log.info("open http://%s:%d/ in a browser (Ctrl-C stops)", args.host, args.port)
+    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
+    return int(ExitCode.ok)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kakuro", description="Read, check and solve Kakuro puzzles.",
                                      fromfile_prefix_chars="@")
@@ -609,6 +624,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sum", type=int)
     p.add_argument("length", type=int)
     p.set_defaults(func=cmd_combos)
+
+    p = sub.add_parser("serve", help="a local web page: upload a photo, fix clues, solve")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.set_defaults(func=cmd_serve)
     return parser
 
 

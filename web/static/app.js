@@ -1,0 +1,559 @@
+// The page: upload a photo, show what was read, edit the grid with live checks, solve.
+// The grid is kept as text-format tokens ("#", ".", "5", "23\16"); the server does all the rules.
+"use strict";
+
+const MAX_UPLOAD_MB = 20;
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  tokens: [],          // [row][col] token as the user means it
+  solution: null,      // [row][col] digit or null, from the last solve
+  result: null,        // last /api/solve or /api/read puzzle object
+  photo: null,         // {id, width, height, preview} of the last upload
+  puzzles: [],         // puzzles read from the photo
+  index: 0,            // which of them is in the grid
+  readTokens: null,    // the grid as read, to mark what the user changed
+  corrected: new Set(),// "r,c" (0-based) of clues the reader's rules corrected
+  annotated: null,     // URL of the annotated image
+  checkSeq: 0,
+  checkTimer: null,
+};
+
+// ------------------------------------------------------------------------------------------
+// Small helpers
+
+function setStatus(text, kind) {
+  const el = $("status");
+  el.textContent = text || "";
+  el.className = "status" + (kind ? " " + kind : "");
+}
+
+function isWhite(token) { return token === "." || /^[1-9]$/.test(token); }
+function isClueText(text) { return /^\d*\\\d*$/.test(text) && /\d/.test(text); }
+
+async function postJson(url, body) {
+  const resp = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                                 body: JSON.stringify(body)});
+  return readResponse(resp);
+}
+
+async function readResponse(resp) {
+  let data = null;
+  try { data = await resp.json(); } catch (e) { /* not JSON: a proxy or a crash */ }
+  if (!resp.ok) {
+    const message = data && data.error ? data.error : `the server answered ${resp.status} ${resp.statusText}`;
+    throw new Error(message);
+  }
+  return data;
+}
+
+function download(anchor, name, content, type) {
+  if (anchor.dataset.url) URL.revokeObjectURL(anchor.dataset.url);
+  const url = URL.createObjectURL(new Blob([content], {type}));
+  anchor.dataset.url = url;
+  anchor.href = url;
+  anchor.download = name;
+  anchor.hidden = false;
+}
+
+// ------------------------------------------------------------------------------------------
+// Upload
+
+function uploadFile(file) {
+  if (!file) return;
+  if (file.size > MAX_UPLOAD_MB * 1024 * 1024) {
+    setStatus(`${file.name}: the file is larger than ${MAX_UPLOAD_MB} MB; send a smaller photo`, "error");
+    return;
+  }
+  const form = new FormData();
+  form.append("file", file, file.name || "photo.jpg");
+  setStatus(`Reading ${file.name || "the photo"}…`, "busy");
+  setBusy(true);
+  fetch("/api/read", {method: "POST", body: form})
+    .then(readResponse)
+    .then(showReading)
+    .catch((err) => setStatus(err.message, "error"))
+    .finally(() => setBusy(false));
+}
+
+function setBusy(busy) {
+  for (const id of ["solve", "new-grid"]) $(id).disabled = busy;
+}
+
+function showReading(doc) {
+  state.photo = doc.photo;
+  state.puzzles = doc.puzzles;
+  const select = $("puzzle-select");
+  select.innerHTML = "";
+  doc.puzzles.forEach((p, i) => {
+    const opt = document.createElement("option");
+    opt.value = i;
+    opt.textContent = `Puzzle ${i + 1} of ${doc.puzzles.length} (${p.rows}×${p.cols}, ${p.status})`;
+    select.appendChild(opt);
+  });
+  select.hidden = doc.puzzles.length < 2;
+  $("photo-pane").hidden = false;
+  choosePuzzle(0, doc.annotated);
+  const n = doc.puzzles.length;
+  const solved = doc.puzzles.filter((p) => p.status === "solved").length;
+  setStatus(`${doc.input}: ${n} puzzle${n > 1 ? "s" : ""} found, ${solved} solved (${doc.seconds} s). ` +
+            "Check the clues against the photo; edit any that are wrong and press Solve.");
+}
+
+function choosePuzzle(index, annotated) {
+  state.index = index;
+  const p = state.puzzles[index];
+  const tokens = p.grid || p.layout || [["#"]];
+  state.readTokens = p.grid ? tokens.map((row) => row.slice()) : null;
+  state.corrected = new Set((p.corrections || []).map((c) => `${c.row - 1},${c.col - 1}`));
+  loadTokens(tokens);
+  drawPhoto(annotated);
+  showResult(p, annotated);
+}
+
+function drawPhoto(annotated) {
+  const svg = $("photo-svg");
+  const {width, height, preview} = state.photo;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const ns = "http://www.w3.org/2000/svg";
+  svg.innerHTML = "";
+  const img = document.createElementNS(ns, "image");
+  img.setAttribute("href", preview);
+  img.setAttribute("width", width);
+  img.setAttribute("height", height);
+  svg.appendChild(img);
+  state.puzzles.forEach((p, i) => {
+    if (!p.corners) return;
+    const poly = document.createElementNS(ns, "polygon");
+    poly.setAttribute("points", p.corners.map(([x, y]) => `${x},${y}`).join(" "));
+    poly.setAttribute("class", i === state.index ? "found" : "other");
+    poly.addEventListener("click", () => { $("puzzle-select").value = i; choosePuzzle(i, state.annotated); });
+    svg.appendChild(poly);
+  });
+  setAnnotated(annotated);
+}
+
+function setAnnotated(url) {
+  state.annotated = url || null;
+  const toggle = $("photo-toggle");
+  toggle.hidden = !url;
+  if (url) {
+    $("annotated").src = url;
+    showAnnotated(true);
+  } else {
+    showAnnotated(false);
+  }
+}
+
+function showAnnotated(show) {
+  $("annotated").hidden = !show;
+  $("photo-svg").style.display = show ? "none" : "";
+  $("photo-toggle").textContent = show ? "Show the found grid" : "Show solved photo";
+}
+
+// ------------------------------------------------------------------------------------------
+// The grid
+
+function emptyTokens(rows, cols) {
+  // A frame of dark cells around white ones is the usual start of a hand-made grid.
+  return Array.from({length: rows}, (_, r) =>
+    Array.from({length: cols}, (_, c) => (r === 0 || c === 0 ? "#" : ".")));
+}
+
+function loadTokens(tokens) {
+  state.tokens = tokens.map((row) => row.map((t) => String(t)));
+  state.solution = null;
+  $("rows").value = tokens.length;
+  $("cols").value = tokens[0].length;
+  renderGrid();
+  scheduleCheck(0);
+}
+
+function renderGrid() {
+  const grid = $("grid");
+  const rows = state.tokens.length, cols = state.tokens[0].length;
+  document.documentElement.style.setProperty("--cols", cols);
+  grid.style.setProperty("--cols", cols);
+  grid.innerHTML = "";
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const input = document.createElement("input");
+      input.className = "cell";
+      input.dataset.row = r + 1;
+      input.dataset.col = c + 1;
+      input.autocomplete = "off";
+      input.spellcheck = false;
+      input.setAttribute("aria-label", `row ${r + 1}, column ${c + 1}`);
+      grid.appendChild(input);
+      paintCell(input, r, c);
+    }
+  }
+}
+
+function cellInput(r, c) {
+  return $("grid").querySelector(`.cell[data-row="${r + 1}"][data-col="${c + 1}"]`);
+}
+
+function paintCell(input, r, c) {
+  const token = state.tokens[r][c];
+  const white = isWhite(token);
+  const solved = state.solution && state.solution[r] && state.solution[r][c];
+  input.classList.remove("white", "black", "clue", "given", "solution");
+  if (white) {
+    input.classList.add("white");
+    if (/^[1-9]$/.test(token)) input.classList.add("given");
+    else if (solved) input.classList.add("solution");
+    input.value = /^[1-9]$/.test(token) ? token : (solved ? String(solved) : "");
+    input.inputMode = "numeric";
+  } else {
+    input.classList.add(token === "#" ? "black" : "clue");
+    input.value = token === "#" ? "" : token;
+    input.inputMode = "text";
+  }
+  input.classList.toggle("corrected", isCorrected(r, c));
+  input.readOnly = $("toggle-mode").checked;
+}
+
+function isCorrected(r, c) {
+  // Corrected by the reader's rules, or a clue the user changed from what was read.
+  if (state.corrected.has(`${r},${c}`)) return true;
+  const read = state.readTokens && state.readTokens[r] && state.readTokens[r][c];
+  const token = state.tokens[r][c];
+  return read !== undefined && read !== null && read !== token && !(isWhite(read) && isWhite(token));
+}
+
+function tokenFromTyping(text, wasWhite) {
+  const v = text.trim().replace(/\//g, "\\").replace(/\s+/g, "");
+  if (wasWhite) {
+    if (v === "" || v === "." || v === "0") return ".";
+    if (/^[1-9]$/.test(v)) return v;
+    if (/^[1-9]\d$/.test(v)) return v.slice(-1);  // typing over a digit replaces it
+    if (v === "#") return "#";
+    return v;  // a clue typed into a white cell makes it a clue cell
+  }
+  if (v === "" || v === "#") return "#";
+  if (v === ".") return ".";
+  return v;
+}
+
+function onCellInput(event) {
+  const input = event.target;
+  const r = input.dataset.row - 1, c = input.dataset.col - 1;
+  const wasWhite = isWhite(state.tokens[r][c]);
+  const token = tokenFromTyping(input.value, wasWhite);
+  state.tokens[r][c] = token;
+  clearSolution();
+  if (isWhite(token) !== wasWhite) {
+    paintCell(input, r, c);
+    if (!isWhite(token) && token !== "#") input.value = token;
+  } else if (wasWhite) {
+    paintCell(input, r, c);
+  } else {
+    input.classList.toggle("clue", token !== "#");
+    input.classList.toggle("black", token === "#");
+    input.classList.toggle("corrected", isCorrected(r, c));
+  }
+  scheduleCheck();
+}
+
+function onCellClick(event) {
+  const input = event.target;
+  if (!input.classList.contains("cell") || !$("toggle-mode").checked) return;
+  const r = input.dataset.row - 1, c = input.dataset.col - 1;
+  state.tokens[r][c] = isWhite(state.tokens[r][c]) ? "#" : ".";
+  clearSolution();
+  paintCell(input, r, c);
+  scheduleCheck();
+}
+
+function onCellKey(event) {
+  const input = event.target;
+  if (!input.classList.contains("cell")) return;
+  const moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1]};
+  const move = moves[event.key];
+  if (!move) return;
+  // Inside a clue being typed, left/right move the caret, not the focus.
+  if (move[0] === 0 && input.classList.contains("clue") && !input.readOnly) {
+    const atStart = input.selectionStart === 0, atEnd = input.selectionEnd === input.value.length;
+    if ((move[1] < 0 && !atStart) || (move[1] > 0 && !atEnd)) return;
+  }
+  const target = cellInput(input.dataset.row - 1 + move[0], input.dataset.col - 1 + move[1]);
+  if (target) { event.preventDefault(); target.focus(); target.select(); }
+}
+
+function clearSolution() {
+  if (!state.solution && !state.result) return;
+  state.solution = null;
+  state.result = null;
+  $("result").hidden = true;
+  if (state.photo) showAnnotated(false);  // the solved photo no longer matches the grid
+  for (const input of $("grid").querySelectorAll(".cell.solution")) {
+    paintCell(input, input.dataset.row - 1, input.dataset.col - 1);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Live checks: the server names every rule broken; red where broken, green where a clue fits
+
+function requestTokens() {
+  // A dark cell holding digits but no backslash is half typed: check the rest without it.
+  const local = [];
+  const tokens = state.tokens.map((row, r) => row.map((t, c) => {
+    if (isWhite(t) || t === "#" || isClueText(t)) return t;
+    local.push({row: r + 1, col: c + 1, direction: null, rule: "bad-token",
+                message: `row ${r + 1}, column ${c + 1}: "${t}" is not a clue; type it as 23\\16, 23\\ or \\16`});
+    return "#";
+  }));
+  return {tokens, local};
+}
+
+function scheduleCheck(delay = 250) {
+  clearTimeout(state.checkTimer);
+  state.checkTimer = setTimeout(runCheck, delay);
+}
+
+async function runCheck() {
+  const seq = ++state.checkSeq;
+  const {tokens, local} = requestTokens();
+  let checks;
+  try {
+    checks = await postJson("/api/check", {grid: tokens});
+  } catch (err) {
+    if (seq === state.checkSeq) showProblems([{message: err.message}]);
+    return;
+  }
+  if (seq !== state.checkSeq) return;  // a newer edit is being checked
+  checks.problems = local.concat(checks.problems);
+  applyChecks(checks);
+}
+
+function applyChecks(checks) {
+  const cells = $("grid").querySelectorAll(".cell");
+  const marks = new Map();  // "r,c" 1-based -> {bad, good, tips}
+  const mark = (r, c) => {
+    const key = `${r},${c}`;
+    if (!marks.has(key)) marks.set(key, {bad: false, good: false, badRun: false, tips: []});
+    return marks.get(key);
+  };
+  for (const run of checks.runs) {
+    const m = mark(run.row, run.col);
+    if (run.ok) {
+      m.good = true;
+      const combos = run.combos.map((k) => k.join("")).join(" ");
+      m.tips.push(`${run.direction} ${run.total} in ${run.length}: ${combos}${run.n_combos > run.combos.length ? " …" : ""}`);
+    } else {
+      for (const [r, c] of run.cells) mark(r, c).badRun = true;
+    }
+  }
+  for (const p of checks.problems) {
+    if (p.row == null) continue;
+    const m = mark(p.row, p.col);
+    m.bad = true;
+    m.tips.push(p.message);
+  }
+  for (const input of cells) {
+    const m = marks.get(`${input.dataset.row},${input.dataset.col}`);
+    input.classList.toggle("bad", !!(m && m.bad));
+    input.classList.toggle("good", !!(m && m.good && !m.bad));
+    input.classList.toggle("bad-run", !!(m && m.badRun));
+    input.title = m ? m.tips.join("\n") : "";
+  }
+  $("totals").textContent = checks.runs.length
+    ? `Across clues total ${checks.across}, down clues total ${checks.down}` +
+      (checks.across === checks.down ? " (equal, as they must be)." : " — they must be equal: a clue is wrong.")
+    : "";
+  showProblems(checks.problems);
+}
+
+function showProblems(problems) {
+  const list = $("problems");
+  list.innerHTML = "";
+  for (const p of problems.slice(0, 30)) {
+    const li = document.createElement("li");
+    li.textContent = p.message;
+    list.appendChild(li);
+  }
+  if (problems.length > 30) {
+    const li = document.createElement("li");
+    li.textContent = `… and ${problems.length - 30} more`;
+    list.appendChild(li);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Solve and show
+
+async function solve() {
+  clearTimeout(state.checkTimer);
+  const {tokens, local} = requestTokens();
+  if (local.length) {
+    showProblems(local);
+    setStatus("Finish typing the clues marked red first.", "error");
+    return;
+  }
+  setStatus("Solving…", "busy");
+  setBusy(true);
+  try {
+    const body = {grid: tokens};
+    if (state.photo && state.readTokens) { body.photo = state.photo.id; body.index = state.index; }
+    const doc = await postJson("/api/solve", body);
+    showResult(doc, doc.annotated);
+    if (doc.annotated) setAnnotated(doc.annotated);
+    if (doc.checks) applyChecks(doc.checks);
+    setStatus("");
+  } catch (err) {
+    setStatus(err.message, "error");
+  } finally {
+    setBusy(false);
+  }
+}
+
+const VERDICTS = {
+  solved: "Solved: the solution is unique.",
+  ambiguous: "Solved, but NOT unique: the clues allow more than one solution.",
+  unsolvable: "No solution: the clues contradict each other.",
+  unreadable: "Some clues could not be read for certain: check them against the photo and type them in.",
+  invalid: "The grid breaks the rules: fix the cells marked red.",
+};
+
+function showResult(doc, annotated) {
+  state.result = doc;
+  state.solution = doc.solution || null;
+  for (const input of $("grid").querySelectorAll(".cell")) {
+    paintCell(input, input.dataset.row - 1, input.dataset.col - 1);
+  }
+  $("result").hidden = false;
+  const verdict = $("verdict");
+  verdict.textContent = VERDICTS[doc.status] || doc.status;
+  verdict.className = doc.status;
+  verdict.dataset.status = doc.status;
+  const list = $("corrections");
+  list.innerHTML = "";
+  for (const c of doc.corrections || []) {
+    const li = document.createElement("li");
+    li.textContent = `Row ${c.row}, column ${c.col}, ${c.direction}: read ${c.read ?? "nothing"}, used ${c.used}` +
+      (c.forced ? " (the only value that works)" : "");
+    list.appendChild(li);
+  }
+  for (const p of doc.problems || []) {
+    const li = document.createElement("li");
+    li.textContent = p;
+    li.className = "problem";
+    list.appendChild(li);
+  }
+  const json = Object.assign({}, doc);
+  delete json.checks; delete json.annotated; delete json.text; delete json.layout;
+  download($("dl-json"), "kakuro.json", JSON.stringify(json, null, 1), "application/json");
+  if (doc.text) download($("dl-text"), "kakuro.txt", doc.text, "text/plain");
+  else $("dl-text").hidden = true;
+  const image = $("dl-image");
+  if (annotated) {
+    image.href = annotated;
+    image.hidden = false;
+  } else if (doc.grid) {
+    image.href = gridPicture(doc.grid, doc.solution);
+    image.hidden = false;
+  } else {
+    image.hidden = true;
+  }
+}
+
+function gridPicture(grid, solution) {
+  // A hand-entered puzzle has no photo: draw the grid itself.
+  const size = 48, rows = grid.length, cols = grid[0].length;
+  const canvas = document.createElement("canvas");
+  canvas.width = cols * size + 2;
+  canvas.height = rows * size + 2;
+  const g = canvas.getContext("2d");
+  g.fillStyle = "#fff";
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  g.textAlign = "center";
+  g.textBaseline = "middle";
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const x = c * size + 1, y = r * size + 1, t = grid[r][c];
+      if (isWhite(t)) {
+        const digit = /^[1-9]$/.test(t) ? t : solution && solution[r][c];
+        if (digit) {
+          g.fillStyle = /^[1-9]$/.test(t) ? "#000" : "#1f5fbf";
+          g.font = "bold 28px sans-serif";
+          g.fillText(String(digit), x + size / 2, y + size / 2 + 1);
+        }
+      } else {
+        g.fillStyle = "#3a3f45";
+        g.fillRect(x, y, size, size);
+        const m = /^(\d*)\\(\d*)$/.exec(t);
+        if (m) {
+          g.strokeStyle = "#bbb";
+          g.beginPath(); g.moveTo(x, y); g.lineTo(x + size, y + size); g.stroke();
+          g.fillStyle = "#fff";
+          g.font = "15px sans-serif";
+          if (m[1]) g.fillText(m[1], x + size * 0.3, y + size * 0.72);
+          if (m[2]) g.fillText(m[2], x + size * 0.7, y + size * 0.3);
+        }
+      }
+      g.strokeStyle = "#444";
+      g.strokeRect(x, y, size, size);
+    }
+  }
+  return canvas.toDataURL("image/png");
+}
+
+// ------------------------------------------------------------------------------------------
+// Wiring
+
+function init() {
+  for (const id of ["camera", "file"]) {
+    $(id).addEventListener("change", (e) => { uploadFile(e.target.files[0]); e.target.value = ""; });
+  }
+  const drop = $("drop");
+  for (const type of ["dragenter", "dragover"]) {
+    document.addEventListener(type, (e) => { e.preventDefault(); drop.classList.add("over"); });
+  }
+  for (const type of ["dragleave", "drop"]) {
+    document.addEventListener(type, (e) => { e.preventDefault(); drop.classList.remove("over"); });
+  }
+  document.addEventListener("drop", (e) => {
+    const file = e.dataTransfer && e.dataTransfer.files[0];
+    if (file) uploadFile(file);
+  });
+  document.addEventListener("paste", (e) => {
+    const item = [...(e.clipboardData ? e.clipboardData.items : [])].find((i) => i.type.startsWith("image/"));
+    if (item) uploadFile(item.getAsFile());
+  });
+
+  const grid = $("grid");
+  grid.addEventListener("input", onCellInput);
+  grid.addEventListener("click", onCellClick);
+  grid.addEventListener("keydown", onCellKey);
+  grid.addEventListener("focusin", (e) => { if (e.target.classList.contains("cell")) e.target.select(); });
+
+  $("toggle-mode").addEventListener("change", (e) => {
+    grid.classList.toggle("toggle-mode", e.target.checked);
+    for (const input of grid.querySelectorAll(".cell")) input.readOnly = e.target.checked;
+  });
+  $("size-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const rows = Math.max(2, Math.min(40, parseInt($("rows").value, 10) || 7));
+    const cols = Math.max(2, Math.min(40, parseInt($("cols").value, 10) || 7));
+    state.readTokens = null;
+    state.corrected = new Set();
+    $("result").hidden = true;
+    state.result = null;
+    loadTokens(emptyTokens(rows, cols));
+    $("toggle-mode").checked = true;
+    $("toggle-mode").dispatchEvent(new Event("change"));
+    setStatus("Tap cells to make them dark or white, then untick the switch and type the clues.");
+  });
+  $("solve").addEventListener("click", solve);
+  $("clear").addEventListener("click", () => {
+    clearSolution();
+    scheduleCheck(0);
+  });
+  $("puzzle-select").addEventListener("change", (e) => choosePuzzle(Number(e.target.value), state.annotated));
+  $("photo-toggle").addEventListener("click", () => showAnnotated($("annotated").hidden));
+
+  loadTokens(emptyTokens(7, 7));
+}
+
+document.addEventListener("DOMContentLoaded", init);
