@@ -3,12 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBS   := tesseract-ocr fonts-dejavu-core
+DEBS   := tesseract-ocr fonts-dejavu-core chromium
 
 .PHONY: setup demo test test-fast bench clean
 
 $(BIN)/kakuro: pyproject.toml
-	@command -v tesseract >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(DEBS); }
+	@command -v tesseract >/dev/null && [ -x /usr/bin/chromium ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(DEBS); }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'

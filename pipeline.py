@@ -583,6 +583,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log.error("`kakuro serve` needs fastapi, uvicorn and python-multipart (%s); "
                   "install the project again with pip install -e .", exc)
         return int(ExitCode.missing_dependency)
+    import socket
+
+    try:  # uvicorn would only log a bind failure and exit 1; say what to do instead
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        with socket.create_server((args.host, args.port), family=family):
+            pass
+    except OSError as exc:
+        log.error("cannot listen on %s:%d (%s); choose another --port or --host", args.host, args.port,
+                  exc.strerror or exc)
+        return int(ExitCode.bad_args)
     log.info("open http://%s:%d/ in a browser (Ctrl-C stops)", args.host, args.port)
     uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
     return int(ExitCode.ok)

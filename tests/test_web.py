@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import io
 import socket
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -22,6 +24,7 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
+import pipeline  # noqa: E402
 from solver.formats import grid_tokens, parse_text  # noqa: E402
 from web.app import create_app  # noqa: E402
 
@@ -220,3 +223,27 @@ def test_concurrent_requests_are_served_while_a_photo_is_read(live_server):
             resp = fut.result()
             assert resp.status_code == 200 and resp.json()["puzzles"][0]["status"] == "solved"
     assert httpx.get(f"{live_server}/", timeout=10).status_code == 200
+
+
+def test_kakuro_serve_answers_and_a_busy_port_is_a_clear_error(capsys):
+    port = _free_port()
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "pipeline.py", "serve", "--port", str(port)], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            try:
+                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "kakuro serve did not answer within 30 s"
+                time.sleep(0.1)
+        assert page.status_code == 200 and "Kakuro solver" in page.text
+        # The port is taken now: a second server says so and exits with the misuse code.
+        assert pipeline.main(["serve", "--port", str(port)]) == pipeline.ExitCode.bad_args
+        assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -40,11 +40,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipeline import PuzzleResult, annotate_image, solve_image, solve_puzzle_file
 from solver.combos import combinations
-from solver.errors import InvalidPuzzleError, KakuroError, Problem, PuzzleFormatError
+from solver.errors import InvalidPuzzleError, KakuroError, Problem
 from solver.formats import format_text, puzzle_from_json
 from solver.model import Puzzle
 from solver.validate import validate_puzzle
-from vision.errors import GridNotFoundError, ImageLoadError
+from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.overlay import draw_solution
 
@@ -59,6 +59,9 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 MAX_GRID_SIDE = 40
 #: The photo preview sent back to the page; the overlay uses full-resolution coordinates anyway.
 _PREVIEW_SIDE = 1600
+#: Memory kept for recent uploads (decoded photos, to redraw edited solutions) and annotated PNGs.
+_PHOTO_BUDGET = 600 * 1024 * 1024
+_IMAGE_BUDGET = 200 * 1024 * 1024
 _TOKEN = re.compile(r"^(#|\.|[1-9]|\d*\\\d*)$")
 
 
@@ -89,27 +92,32 @@ class _Photo:
 
 
 class _LruStore:
-    """A small thread-safe LRU map: photos and annotated images live only while recent."""
+    """A small thread-safe LRU map with a byte budget: photos and images live only while recent."""
 
-    def __init__(self, capacity: int):
-        self._items: OrderedDict[str, Any] = OrderedDict()
-        self._capacity = capacity
+    def __init__(self, max_bytes: int):
+        self._items: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._bytes = 0
         self._lock = threading.Lock()
 
-    def put(self, value: Any) -> str:
+    def put(self, value: Any, size: int) -> str:
         key = uuid.uuid4().hex
         with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._capacity:
-                self._items.popitem(last=False)
+            self._items[key] = (value, size)
+            self._bytes += size
+            # The newest item stays even when it alone is over the budget.
+            while self._bytes > self._max_bytes and len(self._items) > 1:
+                _, (_, old) = self._items.popitem(last=False)
+                self._bytes -= old
         return key
 
     def get(self, key: str) -> Any | None:
         with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
+            item = self._items.get(key)
+            if item is None:
+                return None
+            self._items.move_to_end(key)
+            return item[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,11 +215,16 @@ def _layout_tokens(result: PuzzleResult) -> list[list[str]] | None:
 
 def _result_json(result: PuzzleResult) -> dict[str, Any]:
     doc = result.to_json()
+    # The clues the reader's rules trust least: where to look first when the grid is not solved.
+    doc["suspects"] = [{"row": r + 1, "col": c + 1, "direction": d} for (r, c), d in result.suspects]
     puzzle = result.puzzle
     if puzzle is not None:
         values = dict(result.solution.values) if result.solution and doc["solution"] is not None else None
         doc["text"] = format_text(puzzle, values)
-        doc["checks"] = check_grid(doc["grid"])
+        try:
+            doc["checks"] = check_grid(doc["grid"])
+        except ApiError:  # a grid too large to edit on the page is still shown as read
+            doc["checks"] = None
     else:
         doc["text"] = None
         doc["layout"] = _layout_tokens(result)
@@ -265,8 +278,8 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
         yield
 
     app = FastAPI(title="kakuro", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
-    photos = _LruStore(8)
-    images = _LruStore(32)
+    photos = _LruStore(_PHOTO_BUDGET)
+    images = _LruStore(_IMAGE_BUDGET)
     reads = threading.BoundedSemaphore(max_concurrent_reads)
     limit_mb = max_upload_bytes / (1024 * 1024)
     too_large = f"the file is larger than {limit_mb:g} MB; send a smaller photo (a phone photo is 2-12 MB)"
@@ -308,7 +321,7 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
     @app.post("/api/read")
     def read(file: UploadFile = File(...)) -> JSONResponse:
         start = time.perf_counter()
-        name = file.filename or "upload"
+        name = Path(file.filename or "upload").name[:120] or "upload"
         data = file.file.read(max_upload_bytes + 1)
         if len(data) > max_upload_bytes:
             raise ApiError(413, too_large)
@@ -321,13 +334,12 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
         with reads:
             try:
                 results = solve_image(image)
-            except GridNotFoundError as exc:
-                raise ApiError(422, f"{name}: {exc}") from exc
-            except KakuroError as exc:
+            except KakuroError as exc:  # no grid on the image, most often
                 raise ApiError(422, f"{name}: {exc}") from exc
             annotated = annotate_image(image, results)
-        photo_id = photos.put(_Photo(image, tuple(results)))
-        image_id = images.put(_png_bytes(annotated))
+        photo_id = photos.put(_Photo(image, tuple(results)), image.nbytes)
+        png = _png_bytes(annotated)
+        image_id = images.put(png, len(png))
         h, w = image.shape[:2]
         doc = {"input": name, "seconds": round(time.perf_counter() - start, 3),
                "photo": {"id": photo_id, "width": w, "height": h, "preview": _preview_data_url(image)},
@@ -366,7 +378,7 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
         if photo is not None:
             png = _draw_on_photo(photo, body.index, puzzle, result)
             if png is not None:
-                doc["annotated"] = f"/api/image/{images.put(png)}"
+                doc["annotated"] = f"/api/image/{images.put(png, len(png))}"
         return JSONResponse(doc)
 
     return app

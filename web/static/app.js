@@ -14,6 +14,7 @@ const state = {
   index: 0,            // which of them is in the grid
   readTokens: null,    // the grid as read, to mark what the user changed
   corrected: new Set(),// "r,c" (0-based) of clues the reader's rules corrected
+  suspects: new Set(), // "r,c" (0-based) of clues the reader trusts least, when not solved
   annotated: null,     // URL of the annotated image
   checkSeq: 0,
   checkTimer: null,
@@ -106,6 +107,8 @@ function choosePuzzle(index, annotated) {
   const tokens = p.grid || p.layout || [["#"]];
   state.readTokens = p.grid ? tokens.map((row) => row.slice()) : null;
   state.corrected = new Set((p.corrections || []).map((c) => `${c.row - 1},${c.col - 1}`));
+  state.suspects = p.status === "solved" ? new Set()
+    : new Set((p.suspects || []).map((c) => `${c.row - 1},${c.col - 1}`));
   loadTokens(tokens);
   drawPhoto(annotated);
   showResult(p, annotated);
@@ -211,6 +214,7 @@ function paintCell(input, r, c) {
     input.inputMode = "text";
   }
   input.classList.toggle("corrected", isCorrected(r, c));
+  input.classList.toggle("suspect", state.suspects.has(`${r},${c}`));
   input.readOnly = $("toggle-mode").checked;
 }
 
@@ -397,6 +401,7 @@ async function solve() {
     const body = {grid: tokens};
     if (state.photo && state.readTokens) { body.photo = state.photo.id; body.index = state.index; }
     const doc = await postJson("/api/solve", body);
+    if (doc.status === "solved") state.suspects = new Set();
     showResult(doc, doc.annotated);
     if (doc.annotated) setAnnotated(doc.annotated);
     if (doc.checks) applyChecks(doc.checks);
@@ -538,6 +543,7 @@ function init() {
     const cols = Math.max(2, Math.min(40, parseInt($("cols").value, 10) || 7));
     state.readTokens = null;
     state.corrected = new Set();
+    state.suspects = new Set();
     $("result").hidden = true;
     state.result = null;
     loadTokens(emptyTokens(rows, cols));
