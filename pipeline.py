@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -161,7 +162,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
                                         seconds=time.perf_counter() - start))
             continue
         rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
-                                reading.sides, time_limit_s=time_limit_s)
+                                reading.sides, reading.givens, time_limit_s=time_limit_s)
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
                                     time.perf_counter() - start))
@@ -515,7 +516,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
             for job in jobs:
                 results.append(_report(process_page(job, options), progress, args.fail_fast))
         else:
-            with ProcessPoolExecutor(jobs_n, initializer=_init_worker) as pool:
+            # "spawn": forking a parent whose OpenCV/OR-Tools threads may hold locks can hang a worker.
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(min(jobs_n, len(jobs)), mp_context=context, initializer=_init_worker) as pool:
                 futures = [pool.submit(process_page, job, options) for job in jobs]
                 try:
                     for fut in as_completed(futures):
