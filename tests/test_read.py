@@ -88,3 +88,40 @@ def test_guardian_photos_read_every_clue(name):
     got = {(s.cell, s.direction): (s.options[0][0] if s.options else None) for s in reading.sides}
     wrong = {k: (got.get(k), v) for k, v in truth.items() if got.get(k) != v}
     assert not wrong
+
+
+PDF = Path(__file__).parent.parent / "samples" / "printable_4x7x7_with_givens_a.pdf"
+
+
+@pytest.mark.slow
+def test_printable_pdf_page_reads_givens_and_solves_as_its_answer_page():
+    """Page 1: four 7x7 puzzles with printed givens in light grey clue/block cells; page 2: answers.
+
+    The light grey blank cells must be blocks (else a clue side is demanded), and without the
+    givens the clues alone have several solutions.
+    """
+    from pipeline import solve_image
+    from vision.imageio import load_pdf_page
+    from vision.ocr import read_given
+    from vision.read import _cell_crop
+
+    puzzles = solve_image(load_pdf_page(PDF, 0, 300))
+    answers = locate_puzzles(answer_page := load_pdf_page(PDF, 1, 300))
+    assert len(puzzles) == 4 and len(answers) == 4
+    n_givens = 0
+    for res, geometry in zip(puzzles, answers):
+        assert res.status == "solved", res.problems
+        givens = res.reading.givens
+        n_givens += len(givens)
+        assert dict(res.puzzle.givens) == givens
+        answer = read_grid(answer_page, geometry)
+        assert answer.whites == res.puzzle.whites
+        # The answer page is a filled grid: its digits are not taken as givens.
+        assert answer.givens == {}
+        printed = {cell: read_given(_cell_crop(answer.rectified, answer.rectified_lattice, *cell)).value
+                   for cell in answer.whites}
+        assert dict(res.solution.values) == printed
+        assert all(printed[cell] == v for cell, v in givens.items())
+    assert n_givens == 16
+    # Row 7, column 2 and row 7, column 7 of puzzle 1 are light grey blocks, not white cells.
+    assert not {(6, 1), (6, 6)} & puzzles[0].puzzle.whites

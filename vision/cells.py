@@ -117,6 +117,11 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     forced = np.zeros_like(non_white)
     forced[0, :] = True
     forced[:, 0] = True
+    grey = _paper_like_clues(feats.tone, feats.diagonal, non_white | forced)
+    if grey.any():
+        log.debug("cells: %d blank cells share the clue cells' paper tone", int(grey.sum()))
+        non_white |= grey
+        confidence = np.where(grey, 0.75, confidence)
     confidence = np.where(forced & ~non_white, 0.3, confidence)
     non_white |= forced
     kinds = np.full(non_white.shape, "white", dtype=object)
@@ -129,6 +134,33 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     kinds[non_white & ~(right_white | below_white)] = "black"
     log.debug("cells: threshold %.3f, %d white of %d", threshold, int(white.sum()), white.size)
     return CellClasses(kinds=kinds.astype("<U5"), confidence=confidence.astype(np.float32))
+
+
+def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
+    """Cells taken for white whose paper has the tint of the grid's clue cells.
+
+    A light grey block (a blank cell printed in the clue cells' tint) has no diagonal, and its
+    tone alone may fall under a split that the strong diagonals pushed up. The puzzle's own
+    clue cells say what tone a non-white cell has: a "white" cell is grey when its tone is
+    clearly apart from the white cells' (far outside their spread) and at least half way to
+    the clue cells' tone.
+    """
+    clue = non_white & (diagonal >= 0.5 * max(float(diagonal.max()), 1e-6))
+    white = ~non_white
+    if clue.sum() < 2 or white.sum() < 4:
+        return np.zeros_like(non_white)
+    clue_tone = float(np.median(tone[clue]))
+    white_tone = float(np.median(tone[white]))
+    # Spread of the white cells' tone, robustly (lighting, shadows, digits in them).
+    mad = float(np.median(np.abs(tone[white] - white_tone))) * 1.4826
+    if clue_tone - white_tone < 0.06 or clue_tone - white_tone < 6 * mad:
+        return np.zeros_like(non_white)
+    level = white_tone + 0.5 * (clue_tone - white_tone)
+    grey = white & (tone > max(level, white_tone + 4 * mad))
+    # Only a minority of the white cells may turn grey: otherwise the split is no split.
+    if grey.sum() > 0.4 * white.sum():
+        return np.zeros_like(non_white)
+    return grey
 
 
 def _crop(a: np.ndarray, x0: float, y0: float, x1: float, y1: float, inset: float) -> np.ndarray:
@@ -153,8 +185,9 @@ def _diagonal(gray: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> t
     lower = _sample(gray, xs - n[0] * off, ys - n[1] * off)   # lower-left side
     # A printed diagonal runs corner to corner; a digit's stroke (a 7, a 1) covers only part
     # of it. So the line (or the tone step) must hold at 80% of the samples.
-    # Side references are medians, robust to digits printed beside the diagonal.
-    line = np.percentile(min(np.median(upper), np.median(lower)) - on, 20)
+    # Side references are medians, and the lighter side is the paper: clue numbers sit close
+    # beside the diagonal and darken one side's median, which must not hide the line.
+    line = np.percentile(max(np.median(upper), np.median(lower)) - on, 20)
     step = upper - lower
     edge = max(np.percentile(step, 30), np.percentile(-step, 30))
     return float(max(line, 0.0)), float(max(edge, 0.0))

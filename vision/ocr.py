@@ -43,6 +43,7 @@ __all__ = [
     "read_number",
     "read_clue_cell",
     "read_given",
+    "read_givens",
     "read_clues_two_readers",
     "CLUE_MIN",
     "CLUE_MAX",
@@ -64,6 +65,7 @@ _MIN_CONTRAST = 40.0    # grey levels between background and ink; less is an emp
 _DIGIT_H = (0.09, 0.62)  # plausible digit height, fraction of the cell side
 _MAX_GLYPHS = 2
 _EDGE_STRIP = 0.07      # ink lying wholly this close to an edge is border, not digit
+_MAX_DIGIT_ASPECT = 1.1  # width / height of the widest single printed digit, with margin
 
 
 # --------------------------------------------------------------------------------------------
@@ -101,9 +103,16 @@ _INSIDE[_EDGE_PX:-_EDGE_PX, _EDGE_PX:-_EDGE_PX] = True
 _CORE = np.zeros((_S, _S), bool)             # away from borders: used to judge the background
 _c = round(0.12 * _S)
 _CORE[_c:-_c, _c:-_c] = True
+# A band just inside the borders, clear of the lines themselves: digits are centred in their
+# space, so this band is mostly background even when a bold number covers most of the core.
+_RIM = np.zeros((_S, _S), bool)
+_r0, _r1 = round(0.05 * _S), round(0.13 * _S)
+_RIM[_r0:-_r0, _r0:-_r0] = True
+_RIM[_r1:-_r1, _r1:-_r1] = False
 
 
-def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray) -> np.ndarray:
+def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
+              rim: np.ndarray | None = None) -> np.ndarray:
     """Binarise ``region`` of ``gray`` as ink (True) on its own background, either polarity.
 
     The background level and the ink polarity come from ``core`` (the region without borders or
@@ -116,8 +125,16 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray) -> np.ndar
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     sv = smooth[core]
     bg = float(np.median(sv))
-    bright = float(np.percentile(sv, 99.7)) - bg
-    dark = bg - float(np.percentile(sv, 0.3))
+    hi, lo = float(np.percentile(sv, 99.7)), float(np.percentile(sv, 0.3))
+    bright, dark = hi - bg, bg - lo
+    if rim is not None and np.count_nonzero(rim) >= 20:
+        # A heavy number can cover over half of a small core, so that its median is ink and the
+        # polarity comes out reversed; the band along the borders then says which is paper.
+        # Only the polarity is taken from it: the core's level keeps thresholds off line halos.
+        rim_bg = float(np.median(smooth[rim]))
+        if (hi - rim_bg > rim_bg - lo) != (bright > dark) and abs(rim_bg - bg) > _MIN_CONTRAST:
+            bg = rim_bg
+            bright, dark = hi - bg, bg - lo
     if max(bright, dark) < _MIN_CONTRAST:
         return np.zeros_like(region)
     # Hysteresis: strokes must reach half the contrast somewhere, but hairlines of thin serif
@@ -185,7 +202,7 @@ def split_clue_cell(cell_gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for sign in (-1, 1):
         region = _INSIDE & (sign * _D > 0)
         core = _CORE & (sign * _D > 0.14)
-        ink = _ink_mask(gray, region, core)
+        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14))
         ink = _remove_lines(ink, region)
         halves.append(ink.astype(np.uint8) * 255)
     return halves[0], halves[1]
@@ -370,6 +387,20 @@ def _segmentations(glyphs: list[_Glyph], n_digits: tuple[int, ...]) -> list[list
     return hyps
 
 
+def _hypothesis_weight(hyp: list[_Glyph], n_hyps: int) -> float:
+    """Prior weight of one segmentation hypothesis.
+
+    Printed digits are taller than wide: ink much wider than tall is more likely two touching
+    digits (a bold "28") than one, so a one-digit reading of it is discounted when the split
+    reading exists, not excluded (a broad "4" or a digit with a line remnant stays readable).
+    """
+    if len(hyp) == 1 and n_hyps > 1:
+        _, _, w, h = hyp[0].box_xy
+        if w > _MAX_DIGIT_ASPECT * h:
+            return 0.3
+    return 1.0
+
+
 def _compositions(n: int, k: int) -> list[tuple[int, ...]]:
     if k == 1:
         return [(n,)]
@@ -415,7 +446,9 @@ def _decide(empty_conf: float | None, hyps: list[list[_Glyph]], probs: np.ndarra
     best: dict[int, float] = {}
     i = 0
     for h in hyps:
+        weight = _hypothesis_weight(h, len(hyps))
         for v, p in _number_alternatives(list(probs[i: i + len(h)]), k=4):
+            p *= weight
             if v <= max_value and p > best.get(v, 0.0):
                 best[v] = p
         i += len(h)
@@ -483,6 +516,115 @@ def read_given(cell_img: np.ndarray, *, classifier: GlyphClassifier | None = Non
     ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
     job = _job(ink.astype(np.uint8) * 255)
     return _read_many([job], classifier or default_classifier(), max_value=9, n_digits=(1,))[0]
+
+
+#: A grid whose white cells are mostly written in is a filled-in solution (a solver's pen, or a
+#: printed answer page): its digits are answers to check, not givens to trust.
+_FILLED_SHARE = 0.5
+#: Printed givens share one font size and sit centred in their cells; handwriting does not.
+_GIVEN_HEIGHT_TOL = 0.12
+_GIVEN_CENTRE_TOL = 0.12
+_GIVEN_MIN_CONF = 0.9
+#: Lab chroma by which a given's ink may differ from the grid's own printing ink (blue pen).
+_GIVEN_CHROMA_TOL = 12.0
+
+
+def _ink_chroma(cell_img: np.ndarray, ink: np.ndarray) -> float | None:
+    """Median Lab chroma of a colour cell's ink pixels (``ink`` on the 96x96 frame)."""
+    if cell_img.ndim != 3 or cell_img.shape[2] != 3 or not ink.any():
+        return None
+    small = cv2.resize(cell_img, (_S, _S), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small.astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
+    core = cv2.erode(ink.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    pick = core if core.sum() >= 10 else ink
+    return float(np.median(np.hypot(lab[..., 1][pick] - 128, lab[..., 2][pick] - 128)))
+
+
+def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
+                classifier: GlyphClassifier | None = None,
+                tesseract_reader: "TesseractReader | None" = None) -> list[NumberRead]:
+    """Printed given digits in the white cells of one grid; an empty read where there is none.
+
+    A wrong given makes a wrong puzzle, so a digit counts only when it looks printed and both
+    readers agree on it:
+
+    * the grid is not a filled-in one (at most half of its white cells hold ink), since a solver's
+      pen marks are answers to check, not givens;
+    * it is one glyph, centred in its cell, of the height shared by the grid's other givens
+      (a font has one digit height; handwriting wanders);
+    * its ink has the colour of the grid's printing ink (``ink_chroma``), not a blue pen's;
+    * the glyph classifier is confident and tesseract reads the same digit.
+
+    Parameters
+    ----------
+    cells : sequence of ndarray
+        The white cells of one grid, cut from the rectified image (BGR or gray).
+    ink_chroma : float, optional
+        Lab chroma of the grid's printing ink (clue digits, lines); no colour test without it.
+
+    Returns
+    -------
+    list of NumberRead
+        One per cell; ``value`` None unless a given was read with confidence.
+    """
+    clf = classifier or default_classifier()
+    empty = [NumberRead(None, 1.0) for _ in cells]
+    if not cells:
+        return empty
+    masks, glyph_lists = [], []
+    for cell in cells:
+        gray = _to_gray(cell, "cells[i]")
+        ink = _ink_mask(gray, _INSIDE, _CORE, _RIM)
+        ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
+        glyphs = [g for g in _segment(ink.astype(np.uint8) * 255) if g.box_xy[3] >= 0.2 * _S]
+        masks.append(ink)
+        glyph_lists.append(glyphs)
+    marked = [i for i, gl in enumerate(glyph_lists) if gl]
+    if not marked:
+        return empty
+    if len(marked) > _FILLED_SHARE * len(cells):
+        log.info("givens: %d of %d white cells hold ink; a filled-in grid, no givens taken",
+                 len(marked), len(cells))
+        return empty
+    single = [i for i in marked if len(glyph_lists[i]) == 1]
+    if len(single) < len(marked):
+        log.info("givens: %d white cells hold more than one mark; not print", len(marked) - len(single))
+    heights = np.array([glyph_lists[i][0].box_xy[3] for i in single], np.float32)
+    if heights.size == 0:
+        return empty
+    h_ref = float(np.median(heights))
+    keep = []
+    for i, h in zip(single, heights):
+        x, y, w, hh = glyph_lists[i][0].box_xy
+        off = max(abs(x + w / 2 - _S / 2), abs(y + hh / 2 - _S / 2)) / _S
+        if abs(h - h_ref) > _GIVEN_HEIGHT_TOL * h_ref or off > _GIVEN_CENTRE_TOL:
+            continue
+        if ink_chroma is not None:
+            chroma = _ink_chroma(cells[i], masks[i])
+            if chroma is not None and abs(chroma - ink_chroma) > _GIVEN_CHROMA_TOL:
+                continue
+        keep.append(i)
+    # Marks of many heights or off-centre are handwriting: then none of them is trusted.
+    if len(keep) < 0.75 * len(marked):
+        log.info("givens: only %d of %d marks look printed; no givens taken", len(keep), len(marked))
+        return empty
+    reads = _read_many([(glyph_lists[i], 1.0) for i in keep], clf, max_value=9, n_digits=(1,))
+    tess = tesseract_reader or TesseractReader()
+    second: list[NumberRead] | None = None
+    if tess.tesseract_cmd:
+        second = tess.read_halves([masks[i].astype(np.uint8) * 255 for i in keep], max_value=9)
+    out = list(empty)
+    for k, i in enumerate(keep):
+        g = reads[k]
+        # Without tesseract there is no second opinion: only a near-certain read is taken.
+        agree = second[k].value == g.value if second is not None else g.confidence >= 0.97
+        if g.value is not None and g.confidence >= _GIVEN_MIN_CONF and agree:
+            out[i] = g
+        else:
+            log.info("givens: cell %d read %s (%.2f), tesseract %s: left empty", i, g.value,
+                     g.confidence, None if second is None else second[k].value)
+            out[i] = NumberRead(None, 0.0, g.alternatives)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

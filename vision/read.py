@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -11,7 +11,7 @@ from solver.reconcile import SideReading
 
 from .cells import classify_cells
 from .grid import GridGeometry, refine_lattice_mesh, remap_to_mesh
-from .ocr import read_clues_two_readers
+from .ocr import read_clues_two_readers, read_givens
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "rectify_for_reading", "layout_doubt"]
@@ -46,6 +46,8 @@ class GridReading:
     #: The straightened grid the cells were read from, and its (regular) lattice.
     rectified: np.ndarray | None = None
     rectified_lattice: Lattice | None = None
+    #: Digits printed in white cells (pen marks and unsure reads are left out).
+    givens: dict[Cell, int] = field(default_factory=dict)
 
 
 def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX
@@ -171,5 +173,22 @@ def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
                 stray.append((cell, direction, read.value))
     if stray:
         log.info("numbers read where the layout has no run: %s", stray)
+    white_cells = sorted(whites)
+    given_reads = read_givens([_cell_crop(warped, read_lattice, r, c) for r, c in white_cells],
+                              ink_chroma=_printing_ink_chroma(crops))
+    givens = {cell: int(g.value) for cell, g in zip(white_cells, given_reads) if g.value is not None}
+    if givens:
+        log.info("givens read: %s", givens)
     return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
-                       None, warped, read_lattice)
+                       None, warped, read_lattice, givens)
+
+
+def _printing_ink_chroma(clue_crops: list[np.ndarray]) -> float | None:
+    """Lab chroma of the darkest ink in the clue cells: the colour the puzzle was printed in."""
+    crops = [c for c in clue_crops if c.ndim == 3 and c.size]
+    if not crops:
+        return None
+    pixels = np.concatenate([c.reshape(-1, 3) for c in crops]).astype(np.uint8)
+    lab = cv2.cvtColor(pixels[None], cv2.COLOR_BGR2LAB)[0].astype(np.float32)
+    dark = lab[:, 0] <= np.percentile(lab[:, 0], 3)
+    return float(np.median(np.hypot(lab[dark, 1] - 128, lab[dark, 2] - 128)))
