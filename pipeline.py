@@ -154,7 +154,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     results = []
     for geometry in geometries:
         start = time.perf_counter()
-        reading = read_grid(image, geometry)
+        reading = read_grid(image, geometry, second_opinion=False)
         if not reading.whites or not reading.sides:
             results.append(PuzzleResult("unreadable", None, None, geometry.quad.corners_xy,
                                         problems=(reading.doubt or "the grid has no white cells or no clues",),
@@ -163,6 +163,12 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
             continue
         rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
                                 reading.sides, reading.givens, time_limit_s=time_limit_s)
+        if rec.status != "solved" or rec.corrections:
+            # The glyph reader alone did not settle it: read again with tesseract's second opinion
+            # on the unsure clues (when the rules accept the first reading, this changes nothing).
+            reading = read_grid(image, geometry, second_opinion=True)
+            rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
+                                    reading.sides, reading.givens, time_limit_s=time_limit_s)
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
                                     time.perf_counter() - start))

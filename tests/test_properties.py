@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,53 +11,9 @@ from solver.model import Clue, Puzzle
 from solver.solve import propagate, solve_puzzle
 from solver.validate import validate_puzzle
 
+from checks import clues_from_sums, filling_problems, line_sums, random_filling
+
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _segments(whites: set, n_rows: int, n_cols: int, dr: int, dc: int) -> list[tuple[tuple, list]]:
-    """Maximal lines of white cells in one direction, each with the cell just before it."""
-    out = []
-    for r in range(n_rows):
-        for c in range(n_cols):
-            if (r, c) in whites and (r - dr, c - dc) not in whites:
-                cells = []
-                rr, cc = r, c
-                while (rr, cc) in whites:
-                    cells.append((rr, cc))
-                    rr, cc = rr + dr, cc + dc
-                out.append(((r - dr, c - dc), cells))
-    return out
-
-
-def _fill(whites: set, n_rows: int, n_cols: int, rng: random.Random) -> dict | None:
-    """Digits for every white cell, distinct along every line, by randomised backtracking."""
-    lines = _segments(whites, n_rows, n_cols, 0, 1) + _segments(whites, n_rows, n_cols, 1, 0)
-    peers = {cell: set() for cell in whites}
-    for _, cells in lines:
-        for cell in cells:
-            peers[cell].update(cells)
-    order = sorted(whites)
-    values: dict = {}
-    budget = [20000]
-
-    def place(i: int) -> bool:
-        if i == len(order):
-            return True
-        budget[0] -= 1
-        if budget[0] < 0:
-            return False
-        cell = order[i]
-        used = {values[p] for p in peers[cell] if p in values}
-        digits = [d for d in range(1, 10) if d not in used]
-        rng.shuffle(digits)
-        for d in digits:
-            values[cell] = d
-            if place(i + 1):
-                return True
-        values.pop(cell, None)
-        return False
-
-    return values if place(0) else None
 
 
 @st.composite
@@ -71,39 +26,15 @@ def filled_puzzles(draw, max_side: int = 8):
     whites = {(r, c) for r in range(1, n_rows) for c in range(1, n_cols) if rng.random() < density}
     if not whites:
         whites = {(1, 1)}
-    values = _fill(whites, n_rows, n_cols, rng)
+    values = random_filling(whites, n_rows, n_cols, rng)
     if values is None:  # a dense 8x8 can defeat the bounded search; rare, and any layout will do
         whites = {(1, 1)}
         values = {(1, 1): rng.randint(1, 9)}
-    sums: dict = {}
-    for direction, (dr, dc) in (("across", (0, 1)), ("down", (1, 0))):
-        for clue_cell, cells in _segments(whites, n_rows, n_cols, dr, dc):
-            sums.setdefault(clue_cell, {})[direction] = sum(values[c] for c in cells)
-    clues = tuple(Clue(r, c, s.get("down"), s.get("across")) for (r, c), s in sums.items())
+    clues = clues_from_sums(line_sums(whites, n_rows, n_cols, values))
     n_givens = draw(st.integers(0, min(3, len(whites))))
     given_cells = rng.sample(sorted(whites), n_givens)
     puzzle = Puzzle(n_rows, n_cols, frozenset(whites), clues, tuple((c, values[c]) for c in given_cells))
     return puzzle, values
-
-
-def _satisfies_every_clue(puzzle: Puzzle, values) -> bool:
-    """Independent of ``Puzzle.runs``: walk right of / below every clue cell."""
-    if set(values) != set(puzzle.whites):
-        return False
-    for clue in puzzle.clues:
-        for total, (dr, dc) in ((clue.across, (0, 1)), (clue.down, (1, 0))):
-            if total is None:
-                continue
-            digits = []
-            r, c = clue.row + dr, clue.col + dc
-            while (r, c) in puzzle.whites:
-                digits.append(values[(r, c)])
-                r, c = r + dr, c + dc
-            if not digits or len(set(digits)) != len(digits) or sum(digits) != total:
-                return False
-            if not all(1 <= d <= 9 for d in digits):
-                return False
-    return all(values[cell] == d for cell, d in puzzle.givens)
 
 
 @SETTINGS
@@ -111,14 +42,14 @@ def _satisfies_every_clue(puzzle: Puzzle, values) -> bool:
 def test_random_filled_grid_solves(case):
     puzzle, truth = case
     assert validate_puzzle(puzzle) == []
-    assert _satisfies_every_clue(puzzle, truth)  # the generator itself is right
+    assert filling_problems(puzzle, truth) == []  # the generator itself is right
     solution = solve_puzzle(puzzle)
     assert solution.status in ("unique", "multiple")
-    assert _satisfies_every_clue(puzzle, solution.values)
+    assert filling_problems(puzzle, solution.values) == []
     if solution.status == "unique":
         assert dict(solution.values) == truth
     else:
-        assert _satisfies_every_clue(puzzle, solution.other)
+        assert filling_problems(puzzle, solution.other) == []
         assert solution.values != solution.other
         # A unique claim would be wrong, so the generated filling must differ from one of them.
         assert truth != solution.values or truth != solution.other
@@ -168,4 +99,4 @@ def test_wrong_clue_never_yields_a_false_solution(case, data):
     solution = solve_puzzle(broken)
     assert solution.status in ("unique", "multiple", "none")
     if solution.solved:
-        assert _satisfies_every_clue(broken, solution.values)
+        assert filling_problems(broken, solution.values) == []

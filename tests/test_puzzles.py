@@ -12,31 +12,13 @@ from solver.formats import (
     format_text, load_puzzle, parse_csp_input, parse_puzzle, parse_solution_grid, parse_text,
     puzzle_from_json, puzzle_to_json,
 )
-from solver.model import Clue, Puzzle
+from solver.model import Clue
 from solver.solve import solve_puzzle
 from solver.validate import check_puzzle, validate_puzzle
 
+from checks import count_fillings, filling_problems
+
 SEEDS = Path(__file__).parent / "data" / "puzzles" / "seeds"
-
-
-def _check_filled_grid(puzzle: Puzzle, values) -> None:
-    """Independent of ``Puzzle.runs``: walk from every clue cell over white cells and check the run."""
-    assert set(values) == set(puzzle.whites), "every white cell filled, nothing else"
-    for clue in puzzle.clues:
-        for total, (dr, dc) in ((clue.across, (0, 1)), (clue.down, (1, 0))):
-            if total is None:
-                continue
-            digits = []
-            r, c = clue.row + dr, clue.col + dc
-            while (r, c) in puzzle.whites:
-                digits.append(values[(r, c)])
-                r, c = r + dr, c + dc
-            assert digits, f"clue at {clue} has an empty run"
-            assert all(1 <= d <= 9 for d in digits)
-            assert len(set(digits)) == len(digits), f"repeated digit in run of {clue}"
-            assert sum(digits) == total, f"run of {clue} sums to {sum(digits)}, not {total}"
-    for cell, digit in puzzle.givens:
-        assert values[cell] == digit
 
 
 # --- seeds ------------------------------------------------------------------------------------
@@ -47,7 +29,7 @@ def test_seed_unique_and_matches_published_solution(name):
     puzzle = check_puzzle(load_puzzle(SEEDS / f"{name}.txt"))
     solution = solve_puzzle(puzzle)
     assert solution.status == "unique"
-    _check_filled_grid(puzzle, solution.values)
+    assert filling_problems(puzzle, solution.values) == []
     sol_file = SEEDS / f"{name}.sol"
     if sol_file.exists():
         assert dict(solution.values) == parse_solution_grid(sol_file.read_text())
@@ -58,56 +40,13 @@ def test_mac_csp_has_exactly_two_solutions(file_name):
     puzzle = check_puzzle(load_puzzle(SEEDS / file_name))
     solution = solve_puzzle(puzzle)
     assert solution.status == "multiple"
-    _check_filled_grid(puzzle, solution.values)
-    _check_filled_grid(puzzle, solution.other)
+    assert filling_problems(puzzle, solution.values) == []
+    assert filling_problems(puzzle, solution.other) == []
     assert solution.values != solution.other
     assert solution.differing == tuple(sorted(c for c in puzzle.whites
                                               if solution.values[c] != solution.other[c]))
     # "Exactly two", counted by a plain backtracking search that shares no code with the solver.
-    assert _count_solutions(puzzle, limit=3) == 2
-
-
-def _count_solutions(puzzle: Puzzle, limit: int) -> int:
-    """Count fillings of a small puzzle by backtracking over cells in reading order (up to ``limit``)."""
-    runs = []
-    for clue in puzzle.clues:
-        for total, (dr, dc) in ((clue.across, (0, 1)), (clue.down, (1, 0))):
-            if total is None:
-                continue
-            cells = []
-            r, c = clue.row + dr, clue.col + dc
-            while (r, c) in puzzle.whites:
-                cells.append((r, c))
-                r, c = r + dr, c + dc
-            runs.append((total, cells))
-    cells = sorted(puzzle.whites)
-    runs_of = {cell: [run for run in runs if cell in run[1]] for cell in cells}
-    values: dict = {}
-
-    def fits(cell) -> bool:
-        for total, run_cells in runs_of[cell]:
-            filled = [values[c] for c in run_cells if c in values]
-            if len(set(filled)) != len(filled) or sum(filled) > total:
-                return False
-            if len(filled) == len(run_cells) and sum(filled) != total:
-                return False
-        return True
-
-    def search(i: int) -> int:
-        if i == len(cells):
-            return 1
-        count = 0
-        for digit in range(1, 10):
-            values[cells[i]] = digit
-            if fits(cells[i]):
-                count += search(i + 1)
-                if count >= limit:
-                    break
-            del values[cells[i]]
-        values.pop(cells[i], None)
-        return count
-
-    return search(0)
+    assert count_fillings(puzzle, limit=3) == 2
 
 
 def test_mac_csp_formats_parse_to_same_puzzle():
@@ -121,10 +60,10 @@ def test_montecarlo_solved_not_unique():
     puzzle = check_puzzle(load_puzzle(SEEDS / "montecarlo_5x5.txt"))
     solution = solve_puzzle(puzzle)
     assert solution.status == "multiple"
-    _check_filled_grid(puzzle, solution.values)
-    _check_filled_grid(puzzle, solution.other)
+    assert filling_problems(puzzle, solution.values) == []
+    assert filling_problems(puzzle, solution.other) == []
     # The paper's published solution is one of the many.
-    _check_filled_grid(puzzle, parse_solution_grid((SEEDS / "montecarlo_5x5.sol").read_text()))
+    assert filling_problems(puzzle, parse_solution_grid((SEEDS / "montecarlo_5x5.sol").read_text())) == []
 
 
 def test_milp_as_printed_rejected_naming_cell_and_range():
@@ -276,5 +215,5 @@ def test_check_puzzle_error_lists_every_problem():
 def test_unsolvable_puzzle_reports_none():
     # Valid by every static rule, yet 1+2 across forces 1+3 down and 2+2 down, which repeats a digit.
     puzzle = check_puzzle(parse_text("#   4\\  4\\\n\\3 .  .\n\\5 .  .\n"))
-    assert _count_solutions(puzzle, limit=1) == 0
+    assert count_fillings(puzzle, limit=1) == 0
     assert solve_puzzle(puzzle).status == "none"

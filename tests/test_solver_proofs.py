@@ -1,7 +1,7 @@
 """The solver's claims (unique / multiple / none) against an independent brute-force count.
 
-``unique`` must be a proof: a puzzle the solver calls unique has exactly one filling, counted here
-by a plain backtracking search that shares no code with the solver. Both of the solver's search
+``unique`` must be a proof: a puzzle the solver calls unique has exactly one filling, counted by
+a plain backtracking search that shares no code with the solver (``checks.count_fillings``). Both of the solver's search
 paths are held to that: its own depth-first search and the CP-SAT fallback (reached by giving the
 small search no node budget).
 """
@@ -16,78 +16,14 @@ from hypothesis import strategies as st
 
 import solver.solve as solve_module
 from solver.formats import load_puzzle
-from solver.model import Clue, Puzzle
+from solver.model import Puzzle
 from solver.solve import solve_puzzle
 from solver.validate import validate_puzzle
 
+from checks import clues_from_sums, count_fillings, line_sums, white_lines
+
 SEEDS = Path(__file__).parent / "data" / "puzzles" / "seeds"
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _lines(whites: set, n_rows: int, n_cols: int) -> list[tuple[tuple[int, int], str, list]]:
-    """Maximal lines of white cells (across and down), each with the cell just before it."""
-    out = []
-    for direction, (dr, dc) in (("across", (0, 1)), ("down", (1, 0))):
-        for r in range(n_rows):
-            for c in range(n_cols):
-                if (r, c) in whites and (r - dr, c - dc) not in whites:
-                    cells = []
-                    rr, cc = r, c
-                    while (rr, cc) in whites:
-                        cells.append((rr, cc))
-                        rr, cc = rr + dr, cc + dc
-                    out.append(((r - dr, c - dc), direction, cells))
-    return out
-
-
-def _count_fillings(puzzle: Puzzle, limit: int) -> int:
-    """Fillings of ``puzzle`` (up to ``limit``), by backtracking in reading order with sum bounds."""
-    runs = []
-    for clue in puzzle.clues:
-        for total, (dr, dc) in ((clue.across, (0, 1)), (clue.down, (1, 0))):
-            if total is None:
-                continue
-            cells = []
-            r, c = clue.row + dr, clue.col + dc
-            while (r, c) in puzzle.whites:
-                cells.append((r, c))
-                r, c = r + dr, c + dc
-            runs.append((total, cells))
-    order = sorted(puzzle.whites)
-    runs_of = {cell: [run for run in runs if cell in run[1]] for cell in order}
-    given = dict(puzzle.givens)
-    values: dict = {}
-
-    def fits(cell) -> bool:
-        for total, cells in runs_of[cell]:
-            filled = [values[c] for c in cells if c in values]
-            if len(set(filled)) != len(filled):
-                return False
-            # The open cells take distinct digits the run has not used: between the smallest and
-            # the largest such digits.
-            left = len(cells) - len(filled)
-            unused = [d for d in range(1, 10) if d not in filled]
-            low = sum(filled) + sum(unused[:left])
-            high = sum(filled) + sum(unused[len(unused) - left:])
-            if not low <= total <= high:
-                return False
-        return True
-
-    def search(i: int, limit: int) -> int:
-        if i == len(order):
-            return 1
-        cell = order[i]
-        count = 0
-        for digit in ([given[cell]] if cell in given else range(1, 10)):
-            values[cell] = digit
-            if fits(cell):
-                count += search(i + 1, limit - count)
-                if count >= limit:
-                    break
-        values.pop(cell, None)
-        return count
-
-    return search(0, limit)
 
 
 @st.composite
@@ -101,16 +37,14 @@ def small_puzzles(draw):
     density = draw(st.floats(0.5, 1.0))
     whites = {(r, c) for r in range(1, n_rows) for c in range(1, n_cols) if rng.random() < density}
     whites = whites or {(1, 1), (1, 2)}
-    lines = _lines(whites, n_rows, n_cols)
+    lines = white_lines(whites, n_rows, n_cols)
     # Any digits distinct along each line will do: clues made from them are consistent.
     values: dict = {}
     for cell in sorted(whites):
         used = {values[c] for _, _, cells in lines if cell in cells for c in cells if c in values}
         free = [d for d in range(1, 10) if d not in used]
         values[cell] = rng.choice(free)
-    sums: dict = {}
-    for clue_cell, direction, cells in lines:
-        sums.setdefault(clue_cell, {})[direction] = sum(values[c] for c in cells)
+    sums = line_sums(whites, n_rows, n_cols, values)
     if draw(st.booleans()):
         # Nudge one across and one down clue the same way: the clue totals still agree, so the
         # puzzle passes validation, but often has no filling left.
@@ -118,14 +52,14 @@ def small_puzzles(draw):
         for direction in ("across", "down"):
             cell = rng.choice(sorted(c for c in sums if direction in sums[c]))
             sums[cell][direction] += step
-    clues = tuple(Clue(r, c, s.get("down"), s.get("across")) for (r, c), s in sums.items())
+    clues = clues_from_sums(sums)
     n_givens = draw(st.integers(0, 2))
     givens = tuple((c, values[c]) for c in rng.sample(sorted(whites), min(n_givens, len(whites))))
     return Puzzle(n_rows, n_cols, frozenset(whites), clues, givens)
 
 
 def _assert_claim_holds(puzzle: Puzzle, solution) -> None:
-    count = _count_fillings(puzzle, limit=2)
+    count = count_fillings(puzzle, limit=2)
     expected = {0: "none", 1: "unique", 2: "multiple"}[count]
     assert solution.status == expected, f"solver says {solution.status}, brute force counts {count}"
 
@@ -167,7 +101,7 @@ def test_seed_status_on_cpsat_path(name, expected, cpsat_only):
     puzzle = load_puzzle(SEEDS / name)
     solution = solve_puzzle(puzzle)
     assert solution.status == expected
-    assert _count_fillings(puzzle, limit=2) == {"unique": 1, "multiple": 2}[expected]
+    assert count_fillings(puzzle, limit=2) == {"unique": 1, "multiple": 2}[expected]
 
 
 def test_without_uniqueness_check_one_filling_comes_back():
@@ -176,7 +110,7 @@ def test_without_uniqueness_check_one_filling_comes_back():
     assert solution.other is None
     # A real filling (with every cell given, the brute force finds it consistent) ...
     assert set(solution.values) == set(puzzle.whites)
-    assert _count_fillings(puzzle.with_givens(solution.values), limit=1) == 1
+    assert count_fillings(puzzle.with_givens(solution.values), limit=1) == 1
     # ... but nothing proven about others: this puzzle has several, so "unique" would be a lie.
     assert solution.status == "unknown"
 

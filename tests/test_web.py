@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import io
-import socket
 import subprocess
 import sys
-import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +16,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the web page needs fastapi (pip install -e .)")
 pytest.importorskip("multipart", reason="uploads need python-multipart (pip install -e .)")
 httpx = pytest.importorskip("httpx", reason="the API tests need httpx")
-uvicorn = pytest.importorskip("uvicorn", reason="the server needs uvicorn")
+pytest.importorskip("uvicorn", reason="the server needs uvicorn")
 
 with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient; httpx still works
     warnings.simplefilter("ignore")
@@ -27,6 +25,8 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
 import pipeline  # noqa: E402
 from solver.formats import grid_tokens, parse_text  # noqa: E402
 from web.app import create_app  # noqa: E402
+
+from web_server import free_port, running_server  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -180,26 +180,11 @@ def test_malformed_grids_get_422(client, body, expected):
     assert resp.status_code == 422 and expected in resp.json()["error"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def live_server():
     """A real uvicorn server in a thread, as ``kakuro serve`` runs it."""
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with running_server(create_app()) as url:
+        yield url
 
 
 def test_concurrent_requests_are_served_while_a_photo_is_read(live_server):
@@ -226,7 +211,7 @@ def test_concurrent_requests_are_served_while_a_photo_is_read(live_server):
 
 
 def test_kakuro_serve_answers_and_a_busy_port_is_a_clear_error(capsys):
-    port = _free_port()
+    port = free_port()
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.Popen([sys.executable, "pipeline.py", "serve", "--port", str(port)], cwd=root,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

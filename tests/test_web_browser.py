@@ -6,9 +6,6 @@ check the solution shown. Never downloads a browser: it uses /usr/bin/chromium (
 """
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,34 +15,21 @@ if not CHROMIUM.exists():
     pytest.skip("Debian's chromium is not installed (/usr/bin/chromium); `apt-get install chromium` "
                 "runs the browser test", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright (pip install -e '.[test]')")
-uvicorn = pytest.importorskip("uvicorn", reason="the server needs uvicorn")
+pytest.importorskip("uvicorn", reason="the server needs uvicorn")
 
 from web.app import create_app  # noqa: E402
+
+from web_server import running_server  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_url():
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with running_server(create_app()) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

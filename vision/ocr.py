@@ -783,7 +783,7 @@ def _combine(g: NumberRead, t: NumberRead) -> NumberRead:
     return NumberRead(value, float(conf), ranked)
 
 
-def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9,
+def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9, second_opinion: bool = True,
                            glyph_reader: GlyphReader | None = None,
                            tesseract_reader: TesseractReader | None = None,
                            ) -> list[tuple[NumberRead, NumberRead]]:
@@ -795,6 +795,9 @@ def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9,
         Clue cells from the rectified grid.
     threshold : float
         Reads with confidence below this get a second opinion (one tesseract call in all).
+    second_opinion : bool
+        False: the glyph reader alone (when the puzzle's rules accept its reading, tesseract
+        would change nothing that matters, so a caller may try this first).
 
     Returns
     -------
@@ -809,6 +812,8 @@ def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9,
     reads = [[flat[2 * i], flat[2 * i + 1]] for i in range(len(cells))]
     unsure = [(i, j) for i, pair in enumerate(reads) for j, r in enumerate(pair)
               if r.confidence < threshold and halves[i][j].any()]
+    if not second_opinion:
+        unsure = []
     if unsure and tess.tesseract_cmd:
         second = tess.read_halves([halves[i][j] for i, j in unsure])
         for (i, j), t in zip(unsure, second):

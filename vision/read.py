@@ -120,7 +120,7 @@ def _run_lengths(flags: list[bool]) -> list[int]:
     return out
 
 
-def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
+def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool = True) -> GridReading:
     """Classify the cells of a located grid and read every clue its layout needs.
 
     Parameters
@@ -129,6 +129,8 @@ def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
         The source image (BGR) the geometry was found in.
     geometry : GridGeometry
         From :func:`vision.grid.locate_puzzles`.
+    second_opinion : bool
+        Ask tesseract about the clue reads the glyph reader is unsure of.
     """
     warped, H, lattice = rectify_for_reading(image, geometry)
     # Follow each grid line (a bowed page or a border found a third of a cell off shifts cells
@@ -161,7 +163,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
         return GridReading(n_rows, n_cols, whites, clue_cells, (), classes, H, lattice, (), doubt,
                            warped, read_lattice)
     crops = [_cell_crop(warped, read_lattice, r, c) for r, c in clue_cells]
-    reads = read_clues_two_readers(crops) if crops else []
+    reads = read_clues_two_readers(crops, second_opinion=second_opinion) if crops else []
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []
     for cell, (down_read, across_read) in zip(clue_cells, reads):

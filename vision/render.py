@@ -27,7 +27,7 @@ from PIL import Image, ImageDraw, ImageFont
 from solver.model import Cell, Clue, Puzzle
 
 __all__ = [
-    "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_values_ok", "random_style",
+    "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_from_fill", "puzzle_values_ok", "random_style",
     "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts",
 ]
 
@@ -85,7 +85,7 @@ def random_puzzle(rng: np.random.Generator, n_rows: int, n_cols: int) -> tuple[P
         values = _fill_digits(rng, white)
         if values is None:
             continue
-        return _puzzle_from_fill(white, values), values
+        return puzzle_from_fill(white, values), values
     raise RuntimeError(f"could not make a {n_rows}x{n_cols} layout; try a larger grid")
 
 
@@ -209,7 +209,21 @@ def _fill_digits(rng: np.random.Generator, white: np.ndarray, max_nodes: int = 2
     return {c: assigned[k] for k, c in enumerate(cells)}
 
 
-def _puzzle_from_fill(white: np.ndarray, values: dict[Cell, int]) -> Puzzle:
+def puzzle_from_fill(white: np.ndarray, values: Mapping[Cell, int]) -> Puzzle:
+    """The puzzle whose clues are the sums of ``values`` along each run of ``white``.
+
+    Parameters
+    ----------
+    white : (n_rows, n_cols) bool array
+        True at white cells.
+    values : mapping of ``(row, col)`` to digit
+        A digit for every white cell.
+
+    Returns
+    -------
+    Puzzle
+        A clue (down and/or across) on every non-white cell that starts a run, no givens.
+    """
     n_rows, n_cols = white.shape
     clues = []
     for r in range(n_rows):
@@ -228,8 +242,9 @@ def _puzzle_from_fill(white: np.ndarray, values: dict[Cell, int]) -> Puzzle:
                     down += values[(k, c)]
                     k += 1
             if across is not None or down is not None:
-                clues.append(Clue(r, c, down, across))
-    return Puzzle(n_rows, n_cols, frozenset(values), tuple(clues))
+                clues.append(Clue(r, c, down=down, across=across))
+    whites = frozenset((int(r), int(c)) for r, c in zip(*np.nonzero(white)))
+    return Puzzle(n_rows, n_cols, whites, tuple(clues))
 
 
 # --------------------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from solver.model import Cell, Clue, Puzzle
+from solver.model import Cell, Puzzle
+from vision.render import puzzle_from_fill
 
 __all__ = [
     "TIERS", "Style", "SynthSample", "available_fonts", "random_puzzle", "random_style",
@@ -97,7 +98,7 @@ def random_puzzle(rng: np.random.Generator, n_rows: int, n_cols: int, *,
         values = _fill_digits(rng, white)
         if values is None:
             continue
-        return _puzzle_from_fill(white, values), values
+        return puzzle_from_fill(white, values), values
     raise RuntimeError(f"could not make a {n_rows}x{n_cols} layout; try a larger grid or density")
 
 
@@ -196,32 +197,6 @@ def _fill_digits(rng: np.random.Generator, white: np.ndarray) -> dict[Cell, int]
         return False
 
     return dict(values) if place(0) else None
-
-
-def _puzzle_from_fill(white: np.ndarray, values: Mapping[Cell, int]) -> Puzzle:
-    n_rows, n_cols = white.shape
-    clues = []
-    for r in range(n_rows):
-        for c in range(n_cols):
-            if white[r, c]:
-                continue
-            across = down = None
-            if c + 1 < n_cols and white[r, c + 1]:
-                k = c + 1
-                across = 0
-                while k < n_cols and white[r, k]:
-                    across += values[(r, k)]
-                    k += 1
-            if r + 1 < n_rows and white[r + 1, c]:
-                k = r + 1
-                down = 0
-                while k < n_rows and white[k, c]:
-                    down += values[(k, c)]
-                    k += 1
-            if across is not None or down is not None:
-                clues.append(Clue(r, c, down=down, across=across))
-    whites = frozenset((int(r), int(c)) for r, c in zip(*np.nonzero(white)))
-    return Puzzle(n_rows, n_cols, whites, tuple(clues))
 
 
 # --------------------------------------------------------------------------------------------
