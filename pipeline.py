@@ -245,6 +245,8 @@ def _load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
     if path.is_dir():
         raise ImageLoadError(path, "is a folder; use `kakuro batch` for folders")
     head = path.open("rb").read(4096)
+    if head.startswith(b"%PDF"):
+        raise ImageLoadError(path, "is a PDF; use `kakuro batch FILE.pdf --out DIR` for PDF pages")
     try:
         text_head = head.decode("utf-8-sig")
     except UnicodeDecodeError:

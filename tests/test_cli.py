@@ -127,3 +127,23 @@ def test_console_script_smoke(tmp_path):
                            "-o", str(tmp_path / "o.png"), "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["puzzles"][0]["status"] == "solved"
+
+
+def test_huge_image_is_refused_before_decoding(tmp_path, capsys):
+    import struct
+    import zlib
+
+    # A PNG header claiming 30000 x 30000 pixels (900 MP): refused from the header, never decoded.
+    ihdr = struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    png = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    path = tmp_path / "huge.png"
+    path.write_bytes(png + b"\x00" * 64)
+    code, _, err = run(["solve", path, "-o", tmp_path / "o.png"], capsys)
+    assert code == ExitCode.input_file
+    assert "huge.png" in err and "too large" in err
+
+
+def test_pdf_goes_to_batch(capsys):
+    code, _, err = run(["solve", SAMPLES / "printable_4x7x7_with_givens_a.pdf"], capsys)
+    assert code == ExitCode.input_file and "kakuro batch" in err
