@@ -136,9 +136,11 @@ def test_huge_image_is_refused_before_decoding(tmp_path, capsys):
     # A PNG header claiming 30000 x 30000 pixels (900 MP): refused from the header, never decoded.
     ihdr = struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0)
     chunk = b"IHDR" + ihdr
-    png = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    data = b"IDAT" + zlib.compress(b"\x00" * 64)
+    png = (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+           + struct.pack(">I", len(data) - 4) + data + struct.pack(">I", zlib.crc32(data)))
     path = tmp_path / "huge.png"
-    path.write_bytes(png + b"\x00" * 64)
+    path.write_bytes(png)
     code, _, err = run(["solve", path, "-o", tmp_path / "o.png"], capsys)
     assert code == ExitCode.input_file
     assert "huge.png" in err and "too large" in err
