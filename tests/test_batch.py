@@ -90,3 +90,29 @@ def test_real_printable_book_has_four_puzzles_per_page(tmp_path):
         for r in puzzles:
             doc = json.loads((out / f"printable_4x7x7_with_givens_a-p{page}-{r['index']}.json").read_text())
             assert (doc["rows"], doc["cols"]) == (7, 7)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pages = [Image.open(SAMPLES / name).convert("RGB") for name in ("wikipedia_8x8.png", "site_7x7.png") * 6]
+    book = tmp_path / "book.pdf"
+    pages[0].save(book, format="PDF", save_all=True, append_images=pages[1:], resolution=72)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, str(SAMPLES.parent / "pipeline.py"), "batch", str(book), "--out", str(out),
+                             "--jobs", "2", "--dpi", "72"], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not list(out.glob("*.result.json")):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == ExitCode.ctrl_c, err
+    assert "interrupted" in err
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no half-written files
+    for record in out.glob("*.result.json"):
+        json.loads(record.read_text())  # every record that exists is complete
+    assert len(list(out.glob("*.result.json"))) < len(pages)  # it did stop early
