@@ -206,3 +206,28 @@ def test_downscale_for_detection():
     assert small.shape == (1200, 1600, 3) and scale == pytest.approx(0.4)
     same, s1 = downscale_for_detection(small[:100, :100], 1600)
     assert s1 == 1.0 and same.shape == (100, 100, 3)
+
+
+CORPUS = Path(__file__).parent / "data" / "puzzles" / "corpus"
+
+
+@pytest.mark.parametrize("seed", [0, 2, 5])
+def test_photographed_page_with_text_beside_grid_has_true_shape(seed):
+    # Text set close around a grid, and black outer rows, both used to add or drop rows.
+    from solver.formats import load_puzzle
+    from vision.render import photograph, random_style, render_puzzle
+
+    names = [line.split("\t")[0] for line in (CORPUS / "MANIFEST.tsv").read_text().splitlines()[1:]]
+    rng = np.random.default_rng([seed, 1])
+    found = 0
+    for _ in range(4):
+        puzzle = load_puzzle(CORPUS / names[int(rng.integers(len(names)))])
+        longest = max(puzzle.n_rows, puzzle.n_cols)
+        cell = int(rng.integers(max(24, 300 // longest + 1), min(80, 2000 // longest) + 1))
+        image, corners = render_puzzle(puzzle, random_style(rng, cell), rng=rng)
+        image, corners = photograph(image, corners, rng, "photo")
+        geoms = locate_puzzles(image)
+        size = np.linalg.norm(np.ptp(corners, axis=0)) / max(puzzle.n_rows, puzzle.n_cols)
+        found += any(g.shape == (puzzle.n_rows, puzzle.n_cols)
+                     and np.abs(g.quad.corners_xy - corners).max() < 0.5 * size for g in geoms)
+    assert found == 4

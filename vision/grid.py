@@ -384,6 +384,7 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
     if row_c < _MIN_CONTRAST or len(row_edges) - 1 < MIN_CELLS:
         return None
     col_edges, col_c = _fit_edges(cols_p, None, open_ends=(mx if on_left else None, mw - mx if on_right else None))
+    row_edges, col_edges = _trim_unsupported(warped, row_edges, col_edges)
     n_rows, n_cols = len(row_edges) - 1, len(col_edges) - 1
     contrast = min(row_c, col_c)
     if n_rows < MIN_CELLS or n_cols < MIN_CELLS or contrast < _MIN_CONTRAST:
@@ -406,6 +407,145 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
     tight_xy = _apply_h(np.linalg.inv(H), box_xy)
     log.debug("candidate %dx%d contrast %.2f", n_rows, n_cols, contrast)
     return tight_xy.astype(np.float32), contrast, (n_rows, n_cols)
+
+
+def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lines: np.ndarray,
+                  cell: float) -> np.ndarray:
+    """Per band (row of cells), the share of its cell boundaries that show as grid.
+
+    A boundary shows when a line crossing the band lies there, or when a cell beside it is dark
+    (black cells need no line between them). ``resp_cum`` is the cumulative sum along axis 0
+    (with a leading zero row) of the response to lines crossing the bands, already widened by
+    a running maximum along axis 1; ``dark`` is (n_bands, n_lines - 1).
+    """
+    H, W = resp_cum.shape[0] - 1, resp_cum.shape[1]
+    inset = 0.2 * np.diff(bands)
+    lo = np.clip(np.round(bands[:-1] + inset), 0, H).astype(int)
+    hi = np.clip(np.round(bands[1:] - inset), 0, H).astype(int)
+    xs = np.clip(np.round(lines), 0, W - 1).astype(int)
+    strength = (resp_cum[hi][:, xs] - resp_cum[lo][:, xs]) / np.maximum(hi - lo, 1)[:, None]
+    ref = float(np.percentile(strength, 75))
+    shown = strength > 0.3 * max(ref, 1e-6)
+    shown[:, :-1] |= dark
+    shown[:, 1:] |= dark
+    return shown.mean(axis=1)
+
+
+def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.ndarray,
+                      min_support: float = 0.35) -> tuple[np.ndarray, np.ndarray]:
+    """Drop outer rows and columns of a lattice that hold no grid (a text line, blank paper).
+
+    The line profiles see a line of text beside a grid, or the page edge, as one more line at
+    about the right spacing; but a true row of cells is crossed by the column lines (or is made
+    of black cells), and text and paper are not.
+    """
+    rows, cols = np.asarray(row_edges, np.float64), np.asarray(col_edges, np.float64)
+    if len(rows) < 3 or len(cols) < 3:
+        return rows, cols
+    cell = float(min(np.median(np.diff(rows)), np.median(np.diff(cols))))
+    resp_h, resp_v = _line_responses(warped, cell)
+    # Under perspective a line strays from its lattice position towards the grid's edges (the
+    # lattice is an average): take the strongest response within a quarter cell.
+    r = max(1, int(round(0.25 * cell)))
+    widen = np.ones((1, 2 * r + 1), np.uint8)
+    cum_v = np.vstack([np.zeros((1, warped.shape[1])), np.cumsum(cv2.dilate(resp_v, widen), axis=0)])
+    cum_h = np.vstack([np.zeros((1, warped.shape[0])), np.cumsum(cv2.dilate(resp_h.T.copy(), widen), axis=0)])
+    below = _below_cut(warped, rows, cols)
+    for _ in range(2 * MAX_CELLS):
+        if len(rows) - 1 < MIN_CELLS or len(cols) - 1 < MIN_CELLS:
+            break
+        dark = _dark_cells(below, rows, cols)
+        row_sup = _band_support(cum_v, dark, rows, cols, cell)
+        col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
+        # The weakest outer row or column goes first; the rest are judged again without it.
+        ends = [(row_sup[0], "top"), (row_sup[-1], "bottom"), (col_sup[0], "left"), (col_sup[-1], "right")]
+        worst, side = min(ends)
+        if worst >= min_support:
+            break
+        if side == "top":
+            rows = rows[1:]
+        elif side == "bottom":
+            rows = rows[:-1]
+        elif side == "left":
+            cols = cols[1:]
+        else:
+            cols = cols[:-1]
+    if len(rows) - 1 >= MIN_CELLS and len(cols) - 1 >= MIN_CELLS:
+        rows = _extend_over_black(rows, cols, below, cum_h, cell)
+        cols = _extend_over_black(cols, rows, below.T.copy(), cum_v, cell)
+    return rows, cols
+
+
+def _extend_over_black(bands: np.ndarray, lines: np.ndarray, below: np.ndarray, resp_cum: np.ndarray,
+                       cell: float, max_cells: int = 3) -> np.ndarray:
+    """Add outer rows (``bands``) made of black cells that the line profiles could not count.
+
+    Black cells side by side show no line between them, so a grid whose outer rows are all
+    black ends, as far as lines go, at the last white or clue cell. Such rows are added when
+    every cell in them is dark and a line or edge closes them off on the outside, at the
+    grid's own spacing. ``resp_cum`` responds to lines parallel to the bands (see
+    :func:`_band_support`; its axis 0 runs along them).
+    """
+    step = float(np.median(np.diff(bands)))
+    limit = below.shape[0] - 1
+    # Strength of a boundary parallel to the bands at ``pos``: per crossing band, then the share
+    # of crossing bands where it is as strong as the grid's own inner lines.
+    inset = 0.2 * np.diff(lines)
+    lo = np.clip(np.round(lines[:-1] + inset), 0, resp_cum.shape[0] - 1).astype(int)
+    hi = np.clip(np.round(lines[1:] - inset), 0, resp_cum.shape[0] - 1).astype(int)
+
+    def strength(pos):
+        x = int(np.clip(round(pos), 0, resp_cum.shape[1] - 1))
+        return (resp_cum[hi, x] - resp_cum[lo, x]) / np.maximum(hi - lo, 1)
+
+    ref = float(np.percentile([strength(b) for b in bands[1:-1]], 75)) if len(bands) > 2 else 0.0
+    if ref <= 0:
+        return bands
+    for sign in (-1, 1):
+        edge = bands[0] if sign < 0 else bands[-1]
+        for k in range(1, max_cells + 1):
+            outer = edge + sign * k * step
+            if outer < -0.3 * step or outer > limit + 0.3 * step:
+                break
+            added = [edge + sign * t * step for t in range(k + 1)]
+            lo_b, hi_b = (added[-1], added[-2]) if sign < 0 else (added[-2], added[-1])
+            dark = _dark_cells(below, np.array([lo_b, hi_b]), lines)
+            if dark.mean() < 0.7:
+                break
+            if np.mean(strength(outer) > 0.3 * ref) >= 0.7:
+                new = np.asarray(added[1:])
+                bands = np.concatenate([new[::-1], bands]) if sign < 0 else np.concatenate([bands, new])
+                break
+    return bands
+
+
+def _below_cut(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Integral image of pixels darker than halfway between the grid's paper and its ink."""
+    y0, y1 = max(0, int(rows[0])), min(gray.shape[0], int(np.ceil(rows[-1])))
+    x0, x1 = max(0, int(cols[0])), min(gray.shape[1], int(np.ceil(cols[-1])))
+    region = gray[y0:y1:2, x0:x1:2]
+    if region.size == 0:
+        region = gray
+    paper, ink = np.percentile(region, [95, 2])
+    cut = (float(paper) + float(ink)) / 2
+    return cv2.integral((gray < cut).astype(np.uint8)).astype(np.float64)
+
+
+def _dark_cells(below: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """(n_rows, n_cols) bool: cells mostly covered by ink (black cells), by their median.
+
+    ``below`` is the integral image from :func:`_below_cut`: a median below the cut means more
+    than half the pixels are below it.
+    """
+    h, w = below.shape[0] - 1, below.shape[1] - 1
+    dy, dx = 0.2 * np.diff(rows), 0.2 * np.diff(cols)
+    ya = np.clip(np.round(rows[:-1] + dy), 0, h).astype(int)
+    yb = np.clip(np.round(rows[1:] - dy), 0, h).astype(int)
+    xa = np.clip(np.round(cols[:-1] + dx), 0, w).astype(int)
+    xb = np.clip(np.round(cols[1:] - dx), 0, w).astype(int)
+    count = below[yb][:, xb] - below[ya][:, xb] - below[yb][:, xa] + below[ya][:, xa]
+    area = np.maximum(np.outer(yb - ya, xb - xa), 1)
+    return count / area > 0.5
 
 
 def _expand_quad(quad_xy: np.ndarray, frac: float) -> np.ndarray:
@@ -433,7 +573,11 @@ def _drop_nested(found):
             if (cv2.pointPolygonTest(kq.reshape(-1, 1, 2), centre, False) >= 0
                     or cv2.pointPolygonTest(poly, kcentre, False) >= 0):
                 dup = True
-                if contrast > kc * 1.2:
+                # Two readings of the same grid (say, one from the grid's own blob, one trimmed
+                # down from the page around it): the clearer lattice. A frame around a grid,
+                # much larger than it, wins only by being much clearer.
+                same = cv2.contourArea(quad_xy) > 0.8 * cv2.contourArea(kq)
+                if contrast > kc * (1.0 if same else 1.2):
                     keep[k] = item
                 break
         if not dup:
