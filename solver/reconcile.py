@@ -33,6 +33,11 @@ MAX_CHANGES = 2
 MAX_SOLVES = 200
 #: Wall-clock budget for trying other readings; past it no correction can be called forced.
 SEARCH_BUDGET_S = 4.0
+#: First choices below this probability are disputed (the two readers disagreed, or nearly a tie).
+DISPUTED = 0.5
+#: Budget for looking for a rival reading before a result is called solved.
+RIVAL_SOLVES = 150
+RIVAL_BUDGET_S = 3.0
 
 
 def run_sum_range(length: int) -> tuple[int, int]:
@@ -174,11 +179,43 @@ def reconcile_reading(
             if raw_first[k] != v
         )
 
-    # The reader's own first choices, when the rules accept them, are the reading.
+    def rival(base: dict, keys: list) -> dict | None | bool:
+        """Another reading, at most two changes from ``base`` over ``keys``, that balances and has a
+        unique solution: it, False when there is none, None when the budget ran out first."""
+        started_at, tried = time.perf_counter(), 0
+        for n_changes in (1, 2):
+            for ks in itertools.combinations(keys, n_changes):
+                for combo in itertools.product(*[[v for v, _ in options[k] if v != base[k]] for k in ks]):
+                    values = dict(base)
+                    values.update(zip(ks, combo))
+                    if not totals_balance(values):
+                        continue
+                    if tried >= RIVAL_SOLVES or time.perf_counter() - started_at > RIVAL_BUDGET_S:
+                        return None
+                    tried += 1
+                    solution = attempt(values)
+                    if solution is not None and solution.status == "unique":
+                        return values
+        return False
+
+    def rival_problem(base: dict, other) -> str:
+        if other is None:
+            return "the clues could not all be confirmed in time; check the least certain ones"
+        changes = ", ".join(f"{_describe_side(k)} {base[k]} or {v}" for k, v in sorted(other.items()) if base[k] != v)
+        return f"two readings give a unique solution ({changes}); check these clues"
+
+    # The reader's own first choices, when the rules accept them, are the reading, unless a clue
+    # the readers disagreed on could be read otherwise with the same success.
     changed_first = any(raw_first[k] != first[k] for k in first)
     first_solution = attempt(first) if totals_balance(first) else None
     if first_solution is not None and first_solution.status == "unique" and not changed_first:
-        return Reconciled("solved", _build(n_rows, n_cols, whites, clue_cells, givens, first), first_solution)
+        puzzle = _build(n_rows, n_cols, whites, clue_cells, givens, first)
+        doubtful = [k for k in suspects if options[k][0][1] < DISPUTED]
+        other = rival(first, doubtful) if doubtful else False
+        if other is False:
+            return Reconciled("solved", puzzle, first_solution)
+        return Reconciled("unreadable", puzzle, None, problems=(rival_problem(first, other),),
+                          suspect_runs=tuple(doubtful))
 
     # Other readings that change at most MAX_CHANGES suspect sides, most probable first. A reading
     # with fewer changes always beats one with more, so the first size that balances is the last.
@@ -212,6 +249,13 @@ def reconcile_reading(
 
     if len(working) == 1 and exhaustive:
         values, solution = working[0]
+        # The reader erred at least once on this grid, so a second, compensating misread is
+        # plausible: the correction counts as forced only if no reading near it works too.
+        other = rival(values, suspects)
+        if other is not False:
+            return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, values), None,
+                              corrections=corrections_for(values, forced=False),
+                              problems=(rival_problem(values, other),), suspect_runs=tuple(suspects))
         log.info("clue reading corrected: %d change(s)", sum(values[k] != raw_first[k] for k in values))
         return Reconciled("solved", _build(n_rows, n_cols, whites, clue_cells, givens, values), solution,
                           corrections=corrections_for(values, forced=True))

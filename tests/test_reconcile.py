@@ -1,0 +1,94 @@
+"""Choosing a clue reading with the puzzle's rules (real solver; readings built from a real puzzle)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from solver.formats import load_puzzle
+from solver.reconcile import SideReading, reconcile_reading
+
+TRUTH = load_puzzle(Path(__file__).resolve().parent.parent / "samples" / "wikipedia_8x8.txt")
+
+
+def _sides(overrides=None):
+    """Readings of every clue as the truth, sure, except ``overrides[(cell, direction)] = options``."""
+    overrides = overrides or {}
+    sides = []
+    for run in TRUTH.runs:
+        key = (run.clue, run.direction)
+        sides.append(SideReading(run.clue, run.direction, overrides.get(key, ((run.total, 0.99),))))
+    return tuple(sides)
+
+
+def _reconcile(sides):
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    return reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides)
+
+
+def _clue(cell, direction, puzzle):
+    clue = puzzle.clue_at[cell]
+    return clue.down if direction == "down" else clue.across
+
+
+def test_sure_reading_is_solved_as_read():
+    result = _reconcile(_sides())
+    assert result.status == "solved" and not result.corrections
+    assert result.puzzle == TRUTH
+
+
+def test_a_misread_with_the_truth_among_alternatives_is_corrected():
+    # Row 2, column 6: the across clue 24 of three cells was read as 21 (unsure).
+    key = ((1, 4), "across")
+    assert _clue(*key, TRUTH) == 24
+    result = _reconcile(_sides({key: ((21, 0.6), (24, 0.3), (27, 0.1))}))
+    assert result.status == "solved"
+    assert result.puzzle == TRUTH
+    (correction,) = result.corrections
+    assert (correction.read, correction.used, correction.forced) == (21, 24, True)
+
+
+def test_an_illegible_clue_is_pinned_by_the_totals():
+    key = ((2, 3), "down")
+    result = _reconcile(_sides({key: ()}))
+    assert result.status == "solved" and result.puzzle == TRUTH
+    assert result.corrections[0].read is None and result.corrections[0].used == _clue(*key, TRUTH)
+
+
+def test_sure_but_inconsistent_clues_are_unsolvable_never_corrected():
+    key = ((1, 4), "across")
+    result = _reconcile(_sides({key: ((23, 0.99),)}))
+    assert result.status == "unsolvable" and result.solution is None
+    assert "total" in result.problems[0]
+
+
+def _shifted_pair_with_unique_solution():
+    """An across and a down clue that, both one higher, still give a valid, uniquely solvable puzzle."""
+    from solver.model import Clue, Puzzle
+    from solver.solve import solve_puzzle
+    from solver.validate import validate_puzzle
+
+    across = [(r.clue, r.direction) for r in TRUTH.runs if r.direction == "across"]
+    down = [(r.clue, r.direction) for r in TRUTH.runs if r.direction == "down"]
+    for a in across:
+        for d in down:
+            shifted = {a: _clue(*a, TRUTH) + 1, d: _clue(*d, TRUTH) + 1}
+            clues = [Clue(c.row, c.col, shifted.get(((c.row, c.col), "down"), c.down),
+                          shifted.get(((c.row, c.col), "across"), c.across)) for c in TRUTH.clues]
+            puzzle = Puzzle(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, tuple(clues))
+            if not validate_puzzle(puzzle) and solve_puzzle(puzzle).status == "unique":
+                return a, d
+    raise AssertionError("no such pair in this puzzle")
+
+
+def test_two_disputed_readings_that_both_work_are_not_presented_as_solved():
+    # The readers disagreed on two clues; reading both one higher also gives a unique solution,
+    # so neither reading can be called right.
+    a, d = _shifted_pair_with_unique_solution()
+    ta, td = _clue(*a, TRUTH), _clue(*d, TRUTH)
+    for first in ("shifted", "true"):
+        if first == "shifted":
+            overrides = {a: ((ta + 1, 0.45), (ta, 0.4)), d: ((td + 1, 0.45), (td, 0.4))}
+        else:
+            overrides = {a: ((ta, 0.45), (ta + 1, 0.4)), d: ((td, 0.45), (td + 1, 0.4))}
+        result = _reconcile(_sides(overrides))
+        assert result.status == "unreadable", first
+        assert "two readings" in result.problems[0]
