@@ -38,6 +38,8 @@ DISPUTED = 0.5
 #: Budget for looking for a rival reading before a result is called solved.
 RIVAL_SOLVES = 150
 RIVAL_BUDGET_S = 3.0
+#: How much less likely (natural log of the odds) a rival reading may be and still count: 1 in 20.
+RIVAL_ODDS = math.log(20)
 
 
 def run_sum_range(length: int) -> tuple[int, int]:
@@ -179,6 +181,9 @@ def reconcile_reading(
             if raw_first[k] != v
         )
 
+    def cost(key, value) -> float:
+        return -math.log(max(dict(options[key]).get(value, 1e-6), 1e-6))
+
     def rival(base: dict, keys: list) -> dict | None | bool:
         """Another reading, at most two changes from ``base`` over ``keys``, that balances and has a
         unique solution: it, False when there is none, None when the budget ran out first."""
@@ -189,6 +194,9 @@ def reconcile_reading(
                     values = dict(base)
                     values.update(zip(ks, combo))
                     if not totals_balance(values):
+                        continue
+                    # Only a reading the readers found nearly as likely is a rival.
+                    if sum(cost(k, values[k]) - cost(k, base[k]) for k in ks) > RIVAL_ODDS:
                         continue
                     if tried >= RIVAL_SOLVES or time.perf_counter() - started_at > RIVAL_BUDGET_S:
                         return None
@@ -219,9 +227,6 @@ def reconcile_reading(
 
     # Other readings that change at most MAX_CHANGES suspect sides, most probable first. A reading
     # with fewer changes always beats one with more, so the first size that balances is the last.
-    def cost(key, value) -> float:
-        return -math.log(max(dict(options[key]).get(value, 1e-6), 1e-6))
-
     candidates: list[tuple[float, dict]] = []
     for n_changes in range(1, MAX_CHANGES + 1):
         for keys in itertools.combinations(suspects, n_changes):
