@@ -55,3 +55,16 @@ def test_solved_panel_cells_stay_white():
         kinds.append(classify_cells(warped, geom.lattice).kinds)
     assert (kinds[0] == kinds[1]).all()
     assert (kinds[0] == "white").sum() == 30
+
+
+@pytest.mark.parametrize("filename", ["site_7x7.png", "guardian1244_photo_a.jpg"])
+def test_warm_light_leaves_white_cells_white(filename):
+    # Under warm (tungsten) light the white paper is the coloured part of the grid and the
+    # black cells stay neutral; colour must count only as a departure from the white cells' tint.
+    truth = transcribed_kinds(Path(filename).stem)
+    image = load_image(IMAGES / filename)
+    warm = np.clip(image.astype(np.float32) * np.array([0.7, 0.88, 1.0]), 0, 255).astype(np.uint8)
+    geom = next(g for g in locate_puzzles(warm) if g.shape == truth.shape)
+    warped, _ = rectify(warm, geom.quad, 48, geom.shape)
+    wrong = list(zip(*np.nonzero(classify_cells(warped, geom.lattice).kinds != truth)))
+    assert wrong == []

@@ -29,7 +29,7 @@ class CellFeatures:
     ----------
     tone : darkness of the cell's paper relative to the whitest cells nearby (0 white, 1 ink).
     diagonal : strength of a line or an edge along the top-left to bottom-right diagonal.
-    colour : chroma of the cell's paper (tinted clue cells).
+    colour : how far the cell's paper tint is from the white cells' tint (tinted clue cells).
     """
 
     tone: np.ndarray
@@ -54,10 +54,10 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     if warped.ndim == 3:
         gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
         lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
-        chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+        chroma_ab = lab[..., 1:] - 128
     elif warped.ndim == 2:
         gray = warped.astype(np.float32)
-        chroma = None
+        chroma_ab = None
     else:
         raise ValueError(f"warped must be (M, N) or (M, N, 3), got shape {warped.shape}")
     n_rows, n_cols = lattice.shape
@@ -67,7 +67,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     paper = np.zeros((n_rows, n_cols), np.float32)
     diag_line = np.zeros_like(paper)
     diag_edge = np.zeros_like(paper)
-    colour = np.zeros_like(paper)
+    tint = np.zeros((n_rows, n_cols, 2), np.float32)
     for r in range(n_rows):
         y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
         for c in range(n_cols):
@@ -79,14 +79,19 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
             paper[r, c] = np.percentile(cell, 60)
             line, edge = _diagonal(gray, x0, y0, x1, y1)
             diag_line[r, c], diag_edge[r, c] = line, edge
-            if chroma is not None:
-                colour[r, c] = np.median(_crop(chroma, x0, y0, x1, y1, 0.14))
+            if chroma_ab is not None:
+                tint[r, c] = np.median(_crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2), axis=0)
     # The whitest paper within a few cells: a local reference that follows uneven light.
     k = 5
     white_ref = cv2.dilate(paper, np.ones((k, k), np.uint8), borderType=cv2.BORDER_REPLICATE)
     span = np.maximum(white_ref - ink, 20.0)
     tone = np.clip((white_ref - paper) / span, 0, 1)
     diagonal = np.clip(np.maximum(diag_line, diag_edge) / span, 0, 1)
+    # Colour is relative to the lightest cells' own tint: under warm light, or on tinted paper,
+    # the white cells are the coloured ones and the grey or black cells the neutral ones.
+    lightest = tone <= max(0.1, float(np.percentile(tone, 10)))
+    ref = np.median(tint[lightest], axis=0)
+    colour = np.linalg.norm(tint - ref, axis=2)
     return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1))
 
 
