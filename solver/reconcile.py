@@ -9,7 +9,6 @@ that a guess is never presented as solved.
 """
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 import time
@@ -27,19 +26,19 @@ Direction = Literal["across", "down"]
 
 #: A side read with at least this probability is trusted; the search never changes it.
 TRUSTED = 0.97
-#: Upper bounds that keep the search short on a badly read grid.
-MAX_SUSPECTS = 14
-MAX_CHANGES = 2
-MAX_SOLVES = 200
-#: Wall-clock budget for trying other readings; past it no correction can be called forced.
-SEARCH_BUDGET_S = 4.0
-#: First choices below this probability are disputed (the two readers disagreed, or nearly a tie).
-DISPUTED = 0.5
-#: Budget for looking for a rival reading before a result is called solved.
-RIVAL_SOLVES = 150
-RIVAL_BUDGET_S = 3.0
+#: Readings with several solutions examined before the search gives up (a plateau of equally
+#: likely readings means the clues do not pin the reading down).
+MAX_READINGS = 12
+#: Wall-clock budget for the whole search; past it no correction can be called forced.
+SEARCH_BUDGET_S = 3.0
+#: A correction to a value the readers found this much less likely than their first choice
+#: (odds) is never called forced: the reading it rests on is more likely a misread elsewhere
+#: whose true value the readers did not offer at all.
+MAX_CORRECTION_ODDS = 30.0
 #: How much less likely (natural log of the odds) a rival reading may be and still count: 1 in 20.
 RIVAL_ODDS = math.log(20)
+#: Costs are -log(probability) in these units, as integers for CP-SAT.
+_COST_SCALE = 1000
 
 
 def run_sum_range(length: int) -> tuple[int, int]:
@@ -49,11 +48,17 @@ def run_sum_range(length: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class SideReading:
-    """What the reader saw on one side of a clue cell. ``options`` best first; empty: nothing legible."""
+    """What the reader saw on one side of a clue cell.
+
+    ``options`` are (value, probability) pairs, best first; empty: nothing legible. ``confidence``
+    is how sure the reader is of its first choice (lower than its probability when a runner-up
+    was close or two readers disagreed); None: the first choice's probability.
+    """
 
     cell: Cell
     direction: Direction
     options: tuple[tuple[int, float], ...]
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -88,16 +93,6 @@ class Reconciled:
     suspect_runs: tuple[tuple[Cell, Direction], ...] = field(default=())
 
 
-def _run_lengths(n_rows: int, n_cols: int, whites: frozenset[Cell], cell: Cell, direction: Direction) -> int:
-    dr, dc = (0, 1) if direction == "across" else (1, 0)
-    r, c = cell[0] + dr, cell[1] + dc
-    length = 0
-    while (r, c) in whites:
-        length += 1
-        r, c = r + dr, c + dc
-    return length
-
-
 def _build(n_rows, n_cols, whites, clue_cells, givens, values: dict[tuple[Cell, Direction], int]) -> Puzzle:
     clues = []
     for cell in clue_cells:
@@ -108,6 +103,75 @@ def _build(n_rows, n_cols, whites, clue_cells, givens, values: dict[tuple[Cell, 
 def _describe_side(key: tuple[Cell, Direction]) -> str:
     (r, c), direction = key
     return f"row {r + 1}, column {c + 1} ({direction})"
+
+
+class _ReadingSearch:
+    """Clue values and digits in one CP-SAT model.
+
+    A reading is one option per side; it is possible when some digit fill satisfies every run
+    with those totals. The objective is the readers' own cost of the reading (-log probability
+    relative to each side's first choice), so the first feasible answer is the likeliest reading
+    that the rules allow, however many clues it changes. Readings already examined are cut off,
+    so repeated calls walk down the list of likely readings.
+    """
+
+    def __init__(self, whites, givens, runs, options, costs, fixed):
+        from ortools.sat.python import cp_model  # imported here: most puzzle files never need it
+
+        self._cp = cp_model
+        self._model = model = cp_model.CpModel()
+        digit = {cell: (model.NewConstant(givens[cell]) if cell in givens else model.NewIntVar(1, 9, ""))
+                 for cell in sorted(whites)}
+        self._choices: dict[tuple[Cell, Direction], list[tuple[int, object]]] = {}
+        self._fixed = fixed
+        terms = []
+        for key, cells in runs.items():
+            if key in fixed:
+                total = fixed[key]
+            else:
+                choice = [(v, model.NewBoolVar("")) for v, _ in options[key]]
+                model.AddExactlyOne(b for _, b in choice)
+                self._choices[key] = choice
+                total = sum(v * b for v, b in choice)
+                terms.extend(costs[key][v] * b for v, b in choice if costs[key][v])
+            if len(cells) > 1:
+                model.AddAllDifferent([digit[c] for c in cells])
+            model.Add(sum(digit[c] for c in cells) == total)
+        self._cost = sum(terms) if terms else 0
+        if terms:
+            model.Minimize(self._cost)
+
+    def next(self, deadline: float) -> tuple[str, dict | None, int]:
+        """The likeliest reading not yet excluded: (``found``, values, cost), or (``none`` | ``unknown``, None, 0)."""
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return "unknown", None, 0
+        solver = self._cp.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = 0
+        solver.parameters.max_time_in_seconds = left
+        status = solver.Solve(self._model)
+        if status == self._cp.INFEASIBLE:
+            return "none", None, 0
+        if status != self._cp.OPTIMAL:
+            return "unknown", None, 0
+        values = dict(self._fixed)
+        for key, choice in self._choices.items():
+            values[key] = next(v for v, b in choice if solver.BooleanValue(b))
+        return "found", values, int(round(solver.ObjectiveValue())) if not isinstance(self._cost, int) else 0
+
+    def exclude(self, values: dict) -> bool:
+        """Cut ``values`` off; False when nothing is open to change (it was the only reading)."""
+        chosen = [b for key, choice in self._choices.items() for v, b in choice if v == values[key]]
+        if not chosen:
+            return False
+        self._model.AddBoolOr([b.Not() for b in chosen])
+        return True
+
+    def bound(self, max_cost: int) -> None:
+        """From now on only readings that cost at most ``max_cost``."""
+        if not isinstance(self._cost, int):
+            self._model.Add(self._cost <= max_cost)
 
 
 def reconcile_reading(
@@ -122,6 +186,10 @@ def reconcile_reading(
 ) -> Reconciled:
     """Pick the clue values that make the puzzle valid and uniquely solvable.
 
+    The likeliest reading (by the readers' probabilities) that has exactly one solution is taken.
+    It is called solved only if no other reading nearly as likely (``RIVAL_ODDS``) also has exactly
+    one solution: a correction the rules do not force is reported as a question, not an answer.
+
     Parameters
     ----------
     n_rows, n_cols : int
@@ -134,13 +202,17 @@ def reconcile_reading(
         One per run the layout requires.
     givens : dict, optional
         Digits printed in white cells.
+    time_limit_s : float
+        Wall-clock budget for the whole search (capped at ``SEARCH_BUDGET_S``).
     """
     givens = dict(givens or {})
-    lengths = {(s.cell, s.direction): _run_lengths(n_rows, n_cols, whites, s.cell, s.direction) for s in sides}
+    runs = {(s.cell, s.direction): _run_cells(whites, (s.cell, s.direction)) for s in sides}
+    lengths = {k: len(cells) for k, cells in runs.items()}
 
     # Per side: feasible options, best first, and the reader's raw first choice.
     options: dict[tuple[Cell, Direction], list[tuple[int, float]]] = {}
     raw_first: dict[tuple[Cell, Direction], int | None] = {}
+    unread: set[tuple[Cell, Direction]] = set()
     problems: list[str] = []
     for s in sides:
         key = (s.cell, s.direction)
@@ -151,142 +223,135 @@ def reconcile_reading(
             # Nothing usable was read: every value the run allows is a candidate, none preferred.
             span = max(hi - lo + 1, 1)
             feasible = [(v, 0.5 / span) for v in range(lo, hi + 1)]
+            unread.add(key)
         options[key] = feasible
         if lengths[key] > 9:
             problems.append(f"{_describe_side(key)}: run of {lengths[key]} cells is longer than 9")
+    first = {k: v[0][0] for k, v in options.items() if v}
     if problems:
-        first = {k: v[0][0] for k, v in options.items() if v}
         return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
                           problems=tuple(problems))
 
-    first = {k: v[0][0] for k, v in options.items()}
-    trusted = {k for k, v in options.items() if v[0][1] >= TRUSTED and raw_first[k] == v[0][0]}
-    suspects = sorted((k for k in options if k not in trusted), key=lambda k: options[k][0][1])[:MAX_SUSPECTS]
-    solves = 0
+    confidence = {(s.cell, s.direction): s.options[0][1] if s.confidence is None else s.confidence
+                  for s in sides if s.options}
+    trusted = {k: first[k] for k in options
+               if k not in unread and confidence[k] >= TRUSTED and raw_first[k] == first[k]}
+    suspects = sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))
+    # Cost of a value: how much less likely the readers found it than their likeliest, in log odds.
+    costs = {k: {v: 0 if k in unread else
+                 round(_COST_SCALE * (math.log(max(p for _, p in options[k])) - math.log(max(p, 1e-9))))
+                 for v, p in options[k]} for k in options}
+    deadline = time.perf_counter() + min(time_limit_s, SEARCH_BUDGET_S)
 
-    def attempt(values: dict) -> Solution | None:
-        nonlocal solves
-        solves += 1
-        return solve_puzzle(_build(n_rows, n_cols, whites, clue_cells, givens, values), time_limit_s=time_limit_s)
-
-    def totals_balance(values: dict) -> bool:
-        across = sum(v for (cell, d), v in values.items() if d == "across")
-        down = sum(v for (cell, d), v in values.items() if d == "down")
-        return across == down
+    def build(values: dict) -> Puzzle:
+        return _build(n_rows, n_cols, whites, clue_cells, givens, values)
 
     def corrections_for(values: dict, forced: bool) -> tuple[Correction, ...]:
-        return tuple(
-            Correction(k[0], k[1], raw_first[k], v, forced)
-            for k, v in sorted(values.items())
-            if raw_first[k] != v
-        )
+        return tuple(Correction(k[0], k[1], raw_first[k], v, forced)
+                     for k, v in sorted(values.items()) if raw_first[k] != v)
 
-    def cost(key, value) -> float:
-        return -math.log(max(dict(options[key]).get(value, 1e-6), 1e-6))
+    def check(values: dict) -> Solution:
+        return solve_puzzle(build(values), time_limit_s=max(deadline - time.perf_counter(), 0.05))
 
-    def rival(base: dict, keys: list) -> dict | None | bool:
-        """Another reading, at most two changes from ``base`` over ``keys``, that balances and has a
-        unique solution: it, False when there is none, None when the budget ran out first."""
-        started_at, tried = time.perf_counter(), 0
-        for n_changes in (1, 2):
-            for ks in itertools.combinations(keys, n_changes):
-                for combo in itertools.product(*[[v for v, _ in options[k] if v != base[k]] for k in ks]):
-                    values = dict(base)
-                    values.update(zip(ks, combo))
-                    if not totals_balance(values):
-                        continue
-                    # Only a reading the readers found nearly as likely is a rival.
-                    if sum(cost(k, values[k]) - cost(k, base[k]) for k in ks) > RIVAL_ODDS:
-                        continue
-                    if tried >= RIVAL_SOLVES or time.perf_counter() - started_at > RIVAL_BUDGET_S:
-                        return None
-                    tried += 1
-                    solution = attempt(values)
-                    if solution is not None and solution.status == "unique":
-                        return values
-        return False
-
-    def rival_problem(base: dict, other) -> str:
-        if other is None:
-            return "the clues could not all be confirmed in time; check the least certain ones"
-        changes = ", ".join(f"{_describe_side(k)} {base[k]} or {v}" for k, v in sorted(other.items()) if base[k] != v)
-        return f"two readings give a unique solution ({changes}); check these clues"
-
-    # The reader's own first choices, when the rules accept them, are the reading, unless a clue
-    # the readers disagreed on could be read otherwise with the same success.
-    changed_first = any(raw_first[k] != first[k] for k in first)
-    first_solution = attempt(first) if totals_balance(first) else None
-    if first_solution is not None and first_solution.status == "unique" and not changed_first:
-        puzzle = _build(n_rows, n_cols, whites, clue_cells, givens, first)
-        doubtful = [k for k in suspects if options[k][0][1] < DISPUTED]
-        other = rival(first, doubtful) if doubtful else False
-        if other is False:
-            return Reconciled("solved", puzzle, first_solution)
-        return Reconciled("unreadable", puzzle, None, problems=(rival_problem(first, other),),
-                          suspect_runs=tuple(doubtful))
-
-    # Other readings that change at most MAX_CHANGES suspect sides, most probable first. A reading
-    # with fewer changes always beats one with more, so the first size that balances is the last.
-    candidates: list[tuple[float, dict]] = []
-    for n_changes in range(1, MAX_CHANGES + 1):
-        for keys in itertools.combinations(suspects, n_changes):
-            alternatives = [[v for v, _ in options[k] if v != first[k]] for k in keys]
-            for combo in itertools.product(*alternatives):
-                values = dict(first)
-                values.update(zip(keys, combo))
-                if totals_balance(values):
-                    candidates.append((sum(cost(k, values[k]) - cost(k, first[k]) for k in keys), values))
-        if candidates:
+    search = _ReadingSearch(whites, givens, runs, options, costs, trusted)
+    # Walk down the likely readings that the rules allow, to the first with exactly one solution.
+    best: tuple[dict, int, Solution] | None = None
+    several: list[tuple[dict, int, Solution]] = []  # readings with more than one solution
+    settled = True
+    for _ in range(MAX_READINGS):
+        status, values, cost = search.next(deadline)
+        if status == "none":
             break
-    candidates.sort(key=lambda t: t[0])
-
-    started = time.perf_counter()
-    working: list[tuple[dict, Solution]] = []
-    if first_solution is not None and first_solution.status == "unique":
-        working.append((first, first_solution))
-    for _, values in candidates:
-        if solves >= MAX_SOLVES or len(working) >= 2 or time.perf_counter() - started > SEARCH_BUDGET_S:
+        if status == "unknown":
+            settled = False
             break
-        solution = attempt(values)
-        if solution is not None and solution.status == "unique":
-            working.append((values, solution))
-    exhaustive = solves < MAX_SOLVES and time.perf_counter() - started <= SEARCH_BUDGET_S
-
-    if len(working) == 1 and exhaustive:
-        values, solution = working[0]
-        # The reader erred at least once on this grid, so a second, compensating misread is
-        # plausible: the correction counts as forced only if no reading near it works too.
-        other = rival(values, suspects)
-        if other is not False:
-            return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, values), None,
-                              corrections=corrections_for(values, forced=False),
-                              problems=(rival_problem(values, other),), suspect_runs=tuple(suspects))
-        log.info("clue reading corrected: %d change(s)", sum(values[k] != raw_first[k] for k in values))
-        return Reconciled("solved", _build(n_rows, n_cols, whites, clue_cells, givens, values), solution,
-                          corrections=corrections_for(values, forced=True))
-
-    puzzle = _build(n_rows, n_cols, whites, clue_cells, givens, first)
-    if working:
-        choices = "; ".join(
-            ", ".join(f"{_describe_side(k)}={v}" for k, v in sorted(values.items()) if values[k] != raw_first[k])
-            or "as read"
-            for values, _ in working
-        )
-        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(first, forced=False),
-                          problems=(f"more than one reading gives a unique solution ({choices}); check these clues",),
-                          suspect_runs=tuple(suspects))
-    if first_solution is not None and first_solution.status == "multiple" and not changed_first:
-        return Reconciled("ambiguous", puzzle, first_solution,
-                          problems=("the clues as read allow more than one solution",), suspect_runs=tuple(suspects))
-    across = sum(v for (_, d), v in first.items() if d == "across")
-    down = sum(v for (_, d), v in first.items() if d == "down")
-    if across != down:
-        reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
-    elif first_solution is not None and first_solution.status == "multiple":
-        reason = "no reading of the clues has exactly one solution"
+        solution = check(values)
+        if solution.status == "unique":
+            best = (values, cost, solution)
+            break
+        if solution.status != "multiple":
+            settled = False
+            break
+        several.append((values, cost, solution))
+        if not search.exclude(values):
+            break
     else:
-        reason = "no solution satisfies every clue as read"
-    if suspects:
-        reason += "; least certain: " + ", ".join(_describe_side(k) for k in suspects[:6])
-    return Reconciled("unsolvable", puzzle, None, corrections=corrections_for(first, forced=False),
-                      problems=(reason,), suspect_runs=tuple(suspects))
+        settled = False
+
+    if several and several[0][1] == 0 and (best is None or best[1] > several[0][1] + RIVAL_ODDS * _COST_SCALE):
+        # The reading the readers were sure of is a valid puzzle with several solutions; a less
+        # likely reading with one solution is no reason to doubt them.
+        values, _, solution = several[0]
+        return Reconciled("ambiguous", build(values), solution, corrections=corrections_for(values, forced=False),
+                          problems=("the clues as read allow more than one solution",),
+                          suspect_runs=tuple(suspects))
+
+    if best is None:
+        puzzle = build(first)
+        if not settled:
+            return Reconciled("unreadable", puzzle, None, corrections=corrections_for(first, forced=False),
+                              problems=("the clues could not be settled in time; check the least certain ones: "
+                                        + ", ".join(_describe_side(k) for k in suspects[:6]),),
+                              suspect_runs=tuple(suspects))
+        across = sum(v for (_, d), v in first.items() if d == "across")
+        down = sum(v for (_, d), v in first.items() if d == "down")
+        if across != down:
+            reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
+        elif several:
+            reason = "no reading of the clues has exactly one solution"
+        else:
+            reason = "no solution satisfies every clue as read"
+        if suspects:
+            reason += "; least certain: " + ", ".join(_describe_side(k) for k in suspects[:6])
+        return Reconciled("unsolvable", puzzle, None, corrections=corrections_for(first, forced=False),
+                          problems=(reason,), suspect_runs=tuple(suspects))
+
+    # A rival: another reading, nearly as likely, that also has exactly one solution.
+    values, cost, solution = best
+    rival: dict | None | bool = False if not search.exclude(values) else None
+    search.bound(cost + round(RIVAL_ODDS * _COST_SCALE))
+    for _ in range(MAX_READINGS if rival is None else 0):
+        status, other, _ = search.next(deadline)
+        if status == "none":
+            rival = False
+            break
+        if status == "unknown":
+            break
+        other_solution = check(other)
+        if other_solution.status == "unique":
+            rival = other
+            break
+        if other_solution.status != "multiple" or not search.exclude(other):
+            break
+    puzzle = build(values)
+    implausible = [k for k in values if costs[k][values[k]] > math.log(MAX_CORRECTION_ODDS) * _COST_SCALE]
+    if rival is False and implausible:
+        where = ", ".join(f"{_describe_side(k)} read {raw_first[k]}, only {values[k]} fits" for k in implausible)
+        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
+                          problems=(f"the clues fit only with unlikely corrections ({where}); check these clues",),
+                          suspect_runs=tuple(implausible))
+    if rival is False:
+        if values != first:
+            log.info("clue reading corrected: %d change(s)", sum(values[k] != raw_first[k] for k in values))
+        return Reconciled("solved", puzzle, solution, corrections=corrections_for(values, forced=True))
+    if rival is None:
+        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
+                          problems=("the clues could not all be confirmed in time; check the least certain ones: "
+                                    + ", ".join(_describe_side(k) for k in suspects[:6]),),
+                          suspect_runs=tuple(suspects))
+    disputed = sorted(k for k in values if values[k] != rival[k])
+    changes = ", ".join(f"{_describe_side(k)} {values[k]} or {rival[k]}" for k in disputed)
+    return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
+                      problems=(f"two readings give a unique solution ({changes}); check these clues",),
+                      suspect_runs=tuple(disputed))
+
+
+def _run_cells(whites: frozenset[Cell], key: tuple[Cell, Direction]) -> tuple[Cell, ...]:
+    (r, c), direction = key
+    dr, dc = (0, 1) if direction == "across" else (1, 0)
+    cells = []
+    r, c = r + dr, c + dc
+    while (r, c) in whites:
+        cells.append((r, c))
+        r, c = r + dr, c + dc
+    return tuple(cells)

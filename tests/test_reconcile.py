@@ -92,3 +92,29 @@ def test_two_disputed_readings_that_both_work_are_not_presented_as_solved():
         result = _reconcile(_sides(overrides))
         assert result.status == "unreadable", first
         assert "two readings" in result.problems[0]
+
+
+def test_several_misreads_at_once_are_all_corrected():
+    # Three clues misread (each with the truth as the reader's second choice): the joint search
+    # over clue values and digits finds the one reading the rules accept, however many it changes.
+    keys = [((1, 4), "across"), ((2, 3), "down"), ((0, 1), "down")]
+    overrides = {}
+    for key in keys:
+        truth = _clue(*key, TRUTH)
+        wrong = truth + 1 if truth < 40 else truth - 1
+        overrides[key] = ((wrong, 0.55), (truth, 0.35))
+    result = _reconcile(_sides(overrides))
+    assert result.status == "solved" and result.puzzle == TRUTH
+    assert {(c.cell, c.direction) for c in result.corrections} == set(keys)
+    assert all(c.forced for c in result.corrections)
+
+
+def test_a_correction_the_readers_found_unlikely_is_never_forced():
+    # The only reading that works needs a value the reader gave odds of 1 in 300: more likely
+    # the reader missed the true value elsewhere, so the result is a question, not an answer.
+    key = ((1, 4), "across")
+    truth = _clue(*key, TRUTH)
+    result = _reconcile(_sides({key: ((truth - 3, 0.9), (truth, 0.003))}))
+    assert result.status == "unreadable" and result.solution is None
+    assert "unlikely" in result.problems[0] and "row 2, column 5" in result.problems[0]
+    assert result.suspect_runs == (key,)

@@ -66,6 +66,10 @@ _DIGIT_H = (0.09, 0.62)  # plausible digit height, fraction of the cell side
 _MAX_GLYPHS = 2
 _EDGE_STRIP = 0.07      # ink lying wholly this close to an edge is border, not digit
 _MAX_DIGIT_ASPECT = 1.1  # width / height of the widest single printed digit, with margin
+#: Two binarisations of every clue half, read and averaged: a low level keeps thin serif
+#: hairlines, a high one keeps the counters of small blurred digits open (a "3" closes into an
+#: "8" or a "2" at the low level); each fails where the other holds.
+WEAK_LEVELS = (0.25, 0.45)
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,7 +116,7 @@ _RIM[_r1:-_r1, _r1:-_r1] = False
 
 
 def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
-              rim: np.ndarray | None = None) -> np.ndarray:
+              rim: np.ndarray | None = None, weak_level: float = 0.25) -> np.ndarray:
     """Binarise ``region`` of ``gray`` as ink (True) on its own background, either polarity.
 
     The background level and the ink polarity come from ``core`` (the region without borders or
@@ -138,11 +142,11 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
     if max(bright, dark) < _MIN_CONTRAST:
         return np.zeros_like(region)
     # Hysteresis: strokes must reach half the contrast somewhere, but hairlines of thin serif
-    # fonts (fainter once downsampled) stay attached to them at a quarter.
+    # fonts (fainter once downsampled) stay attached to them down to ``weak_level``.
     if bright > dark:
-        strong, weak = smooth > bg + 0.5 * bright, smooth > bg + 0.25 * bright
+        strong, weak = smooth > bg + 0.5 * bright, smooth > bg + weak_level * bright
     else:
-        strong, weak = smooth < bg - 0.5 * dark, smooth < bg - 0.25 * dark
+        strong, weak = smooth < bg - 0.5 * dark, smooth < bg - weak_level * dark
     weak &= region
     n, labels = cv2.connectedComponents(weak.astype(np.uint8), connectivity=8)
     seeded = np.zeros(n, bool)
@@ -183,13 +187,16 @@ def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True)
     return ink & ~line
 
 
-def split_clue_cell(cell_gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]) -> tuple[np.ndarray, np.ndarray]:
     """Ink masks of the two triangles of a clue cell.
 
     Parameters
     ----------
     cell_gray : (M, N) or (M, N, 3) ndarray
         One clue cell cut from the rectified grid (a little of the grid lines may be included).
+    weak_level : float
+        Share of the ink contrast down to which a stroke is followed (lower keeps faint
+        hairlines, higher keeps the gaps of a blurred "3" or "8" open).
 
     Returns
     -------
@@ -202,7 +209,7 @@ def split_clue_cell(cell_gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for sign in (-1, 1):
         region = _INSIDE & (sign * _D > 0)
         core = _CORE & (sign * _D > 0.14)
-        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14))
+        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level)
         ink = _remove_lines(ink, region)
         halves.append(ink.astype(np.uint8) * 255)
     return halves[0], halves[1]
@@ -493,9 +500,36 @@ def read_clue_cell(cell_img: np.ndarray, *, classifier: GlyphClassifier | None =
     -------
     down, across : NumberRead
     """
-    down, across = split_clue_cell(cell_img)
-    d, a = _read_many([_job(down), _job(across)], classifier or default_classifier())
+    _, (d, a) = _read_clue_halves([cell_img], classifier or default_classifier())
     return d, a
+
+
+def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
+                      ) -> tuple[list[np.ndarray], list[NumberRead]]:
+    """Every cell's down and across halves (at the first binarisation level), and their reads
+    merged over all levels; both lists run down0, across0, down1, across1, ..."""
+    levels = [[h for c in cells for h in split_clue_cell(c, weak_level=level)] for level in WEAK_LEVELS]
+    flat = _read_many([_job(h) for halves in levels for h in halves], clf)
+    n = len(levels[0])
+    return levels[0], [_merge_levels(flat[i::n]) for i in range(n)]
+
+
+def _merge_levels(reads: Sequence[NumberRead]) -> NumberRead:
+    """One read from the reads of the same half at several binarisation levels: probabilities
+    averaged, and confidence halved when one level saw no number at all."""
+    if all(r.value is None for r in reads):
+        return NumberRead(None, float(np.mean([r.confidence for r in reads])))
+    probs: dict[int, float] = {}
+    for r in reads:
+        for v, p in r.alternatives or (((r.value, r.confidence),) if r.value is not None else ()):
+            probs[v] = probs.get(v, 0.0) + p / len(reads)
+    ranked = sorted(probs.items(), key=lambda vp: -vp[1])[:4]
+    p1 = ranked[0][1]
+    p2 = ranked[1][1] if len(ranked) > 1 else 0.0
+    conf = p1 * p1 / (p1 + p2) if p1 > 0 else 0.0
+    if any(r.value is None for r in reads):
+        conf *= 0.5
+    return NumberRead(int(ranked[0][0]), float(conf), tuple((int(v), float(p)) for v, p in ranked))
 
 
 def read_given(cell_img: np.ndarray, *, classifier: GlyphClassifier | None = None) -> NumberRead:
@@ -651,8 +685,7 @@ class GlyphReader:
         self.classifier = classifier or default_classifier()
 
     def read_cells(self, cells: list[np.ndarray]) -> list[tuple[NumberRead, NumberRead]]:
-        halves = [h for c in cells for h in split_clue_cell(c)]
-        reads = _read_many([_job(h) for h in halves], self.classifier)
+        _, reads = _read_clue_halves(cells, self.classifier)
         return [(reads[2 * i], reads[2 * i + 1]) for i in range(len(cells))]
 
 
@@ -807,8 +840,8 @@ def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9, s
     """
     glyph_reader = glyph_reader or GlyphReader()
     tess = tesseract_reader or TesseractReader()
-    halves = [split_clue_cell(c) for c in cells]
-    flat = _read_many([_job(h) for pair in halves for h in pair], glyph_reader.classifier)
+    flat_halves, flat = _read_clue_halves(cells, glyph_reader.classifier)
+    halves = [flat_halves[2 * i: 2 * i + 2] for i in range(len(cells))]
     reads = [[flat[2 * i], flat[2 * i + 1]] for i in range(len(cells))]
     unsure = [(i, j) for i, pair in enumerate(reads) for j, r in enumerate(pair)
               if r.confidence < threshold and halves[i][j].any()]

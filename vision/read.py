@@ -80,9 +80,7 @@ def _options(read: NumberRead) -> tuple[tuple[int, float], ...]:
     if read.value is None:
         return ()
     alts = read.alternatives or ((read.value, read.confidence),)
-    # The reader's confidence is the probability of its first choice.
-    first = (alts[0][0], float(read.confidence))
-    return (first, *((int(v), float(p)) for v, p in alts[1:]))
+    return tuple((int(v), float(p)) for v, p in alts)
 
 
 #: A Kakuro has no runs of one cell; a misread cell or two may make some, a sudoku or a table
@@ -170,7 +168,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         need_down, need_across = needs[cell]
         for direction, needed, read in (("down", need_down, down_read), ("across", need_across, across_read)):
             if needed:
-                sides.append(SideReading(cell, direction, _options(read)))
+                sides.append(SideReading(cell, direction, _options(read), read.confidence))
             elif read.value is not None and read.confidence > 0.9:
                 stray.append((cell, direction, read.value))
     if stray:
