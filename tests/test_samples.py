@@ -25,6 +25,9 @@ MUST_READ = [
     "guardian1244_photo_edited.jpg",
     "guardian1244_photo_a.jpg",
 ]
+# Read as far as the rules allow, and never solved wrongly: the printed clues of a puzzle already
+# filled in by hand in pen (its transcription's unique solution is the pen's).
+HONEST = MUST_READ + ["times2046_photo_handfilled.png"]
 
 
 def _satisfies(puzzle, values) -> bool:
@@ -44,7 +47,7 @@ def _the_puzzle(results, truth):
     return same_shape[0]
 
 
-@pytest.mark.parametrize("name", MUST_READ)
+@pytest.mark.parametrize("name", HONEST)
 def test_never_presents_a_wrong_reading_as_solved(name):
     truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
     result = _the_puzzle(solve_image(load_image(SAMPLES / name)), truth)

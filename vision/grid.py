@@ -36,6 +36,7 @@ MAX_CELLS = 40
 _DETECT_SIDE = 1000     # detection works on a copy this large; grids are big features
 _PROBE_SIDE = 480       # rectified size (longer side) used to score candidates
 _MIN_CONTRAST = 0.7     # lattice contrast below this is not a grid (text block, photo, frame)
+_MIN_CONTRAST_LIKE = 0.4  # the same, for a direction fitted with the other direction's cell size
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +384,12 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
     row_edges, row_c = _fit_edges(rows_p, None, open_ends=(my if on_top else None, mh - my if on_bottom else None))
     if row_c < _MIN_CONTRAST or len(row_edges) - 1 < MIN_CELLS:
         return None
-    col_edges, col_c = _fit_edges(cols_p, None, open_ends=(mx if on_left else None, mw - mx if on_right else None))
+    col_ends = (mx if on_left else None, mw - mx if on_right else None)
+    col_edges, col_c = _fit_edges(cols_p, None, open_ends=col_ends)
+    if col_c < _MIN_CONTRAST:
+        # The columns' lines are drowned (pen strokes over thin lines, hatching) while the rows'
+        # are clear: cells are near square, so the rows say how many columns to look for.
+        col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, col_c)
     row_edges, col_edges = _trim_unsupported(warped, row_edges, col_edges)
     n_rows, n_cols = len(row_edges) - 1, len(col_edges) - 1
     contrast = min(row_c, col_c)
@@ -407,6 +413,28 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
     tight_xy = _apply_h(np.linalg.inv(H), box_xy)
     log.debug("candidate %dx%d contrast %.2f", n_rows, n_cols, contrast)
     return tight_xy.astype(np.float32), contrast, (n_rows, n_cols)
+
+
+def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, contrast: float
+              ) -> tuple[np.ndarray, float]:
+    """Refit one direction's lattice with cells as long as the other direction's.
+
+    Every cell count whose cells come within 12% of that length is tried; the best fit is kept
+    when it explains the lines well enough that, with the other direction's clear lattice, the
+    two together are a grid (a weaker bar than one direction alone must pass).
+    """
+    cell = (other_edges[-1] - other_edges[0]) / max(len(other_edges) - 1, 1)
+    best = (edges, contrast)
+    for n in range(MIN_CELLS, MAX_CELLS + 1):
+        if n * cell > 1.1 * len(profile):
+            break
+        fitted, score = _fit_edges(profile, n)
+        size = (fitted[-1] - fitted[0]) / n
+        if abs(size / cell - 1) <= 0.12 and score >= _MIN_CONTRAST_LIKE and score > best[1]:
+            best = (fitted, score)
+    if best[1] >= _MIN_CONTRAST_LIKE and best[0] is not edges:
+        return best[0], _MIN_CONTRAST
+    return edges, contrast
 
 
 def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lines: np.ndarray,
