@@ -127,6 +127,11 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         log.debug("cells: %d blank cells share the clue cells' paper tone", int(grey.sum()))
         non_white |= grey
         confidence = np.where(grey, 0.75, confidence)
+    faint = _faint_diagonals(feats.diagonal, non_white | forced)
+    if faint.any():
+        log.debug("cells: %d white-looking cells carry a diagonal", int(faint.sum()))
+        non_white |= faint
+        confidence = np.where(faint, 0.75, confidence)
     confidence = np.where(forced & ~non_white, 0.3, confidence)
     non_white |= forced
     kinds = np.full(non_white.shape, "white", dtype=object)
@@ -166,6 +171,27 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     if grey.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
     return grey
+
+
+def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
+    """Cells taken for white that carry a clear diagonal line: clue cells printed white.
+
+    Screens and some papers print clue cells as white squares split by a light diagonal, whose
+    contrast is far below the dark cells' that set the split. A white cell's own diagonal
+    measure is noise near zero (digits, pen marks cover only part of the diagonal), so a cell
+    whose diagonal stands far outside the white cells' spread is a clue cell, however faint.
+    """
+    white = ~non_white
+    if white.sum() < 4:
+        return np.zeros_like(non_white)
+    d = diagonal[white]
+    base = float(np.median(d))
+    mad = float(np.median(np.abs(d - base))) * 1.4826
+    faint = white & (diagonal >= max(0.12, base + 8 * mad))
+    # A few such cells among many white ones; otherwise the measure is not telling them apart.
+    if faint.sum() > 0.4 * white.sum():
+        return np.zeros_like(non_white)
+    return faint
 
 
 def _crop(a: np.ndarray, x0: float, y0: float, x1: float, y1: float, inset: float) -> np.ndarray:
