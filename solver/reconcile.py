@@ -149,6 +149,7 @@ class _ReadingSearch:
         solver = self._cp.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
+        solver.parameters.linearization_level = 1
         solver.parameters.max_time_in_seconds = left
         status = solver.Solve(self._model)
         if status == self._cp.INFEASIBLE:
