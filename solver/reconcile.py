@@ -37,6 +37,8 @@ SEARCH_BUDGET_S = 3.0
 MAX_CORRECTION_ODDS = 30.0
 #: How much less likely (natural log of the odds) a rival reading may be and still count: 1 in 20.
 RIVAL_ODDS = math.log(20)
+#: More clues than this share left illegible, and the search is not tried.
+MAX_UNREAD_SHARE = 0.25
 #: Costs are -log(probability) in these units, as integers for CP-SAT.
 _COST_SCALE = 1000
 
@@ -235,6 +237,13 @@ def reconcile_reading(
 
     confidence = {(s.cell, s.direction): s.options[0][1] if s.confidence is None else s.confidence
                   for s in sides if s.options}
+    if len(unread) > max(2, MAX_UNREAD_SHARE * len(sides)):
+        # Guessing that many clues from the rules alone is no reading at all.
+        return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
+                          problems=(f"{len(unread)} of {len(sides)} clues could not be read (is the photo sharp "
+                                    "and close enough?): " + ", ".join(_describe_side(k) for k in sorted(unread)[:8])
+                                    + (", ..." if len(unread) > 8 else ""),),
+                          suspect_runs=tuple(sorted(unread)))
     trusted = {k: first[k] for k in options
                if k not in unread and confidence[k] >= TRUSTED and raw_first[k] == first[k]}
     suspects = sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))
@@ -279,7 +288,8 @@ def reconcile_reading(
     else:
         settled = False
 
-    if several and several[0][1] == 0 and (best is None or best[1] > several[0][1] + RIVAL_ODDS * _COST_SCALE):
+    as_read = bool(several) and not unread and several[0][0] == first
+    if as_read and (best is None or best[1] > RIVAL_ODDS * _COST_SCALE):
         # The reading the readers were sure of is a valid puzzle with several solutions; a less
         # likely reading with one solution is no reason to doubt them.
         values, _, solution = several[0]

@@ -118,3 +118,11 @@ def test_a_correction_the_readers_found_unlikely_is_never_forced():
     assert result.status == "unreadable" and result.solution is None
     assert "unlikely" in result.problems[0] and "row 2, column 5" in result.problems[0]
     assert result.suspect_runs == (key,)
+
+
+def test_a_grid_with_most_clues_illegible_is_unreadable_not_guessed():
+    keys = [(run.clue, run.direction) for run in TRUTH.runs][::2]
+    result = _reconcile(_sides({key: () for key in keys}))
+    assert result.status == "unreadable" and result.solution is None
+    assert f"{len(keys)} of {len(TRUTH.runs)} clues could not be read" in result.problems[0]
+    assert set(result.suspect_runs) == set(keys)
