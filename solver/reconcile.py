@@ -151,7 +151,9 @@ class _ReadingSearch:
         solver = self._cp.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
-        solver.parameters.linearization_level = 1
+        # No LP relaxation: it slows each step down about twice on these small-domain sums
+        # (times2046: 6 readings in 3 s with it, 12 without).
+        solver.parameters.linearization_level = 0
         solver.parameters.max_time_in_seconds = left
         status = solver.Solve(self._model)
         if status == self._cp.INFEASIBLE:
