@@ -1,6 +1,6 @@
 """Batch throughput on a generated puzzle book: pages per second with 1 and 2 jobs.
 
-    .venv/bin/python bench/batch.py [--pages 8] [--dpi 150]
+    .venv/bin/python bench/batch.py [--pages 24] [--dpi 150]
 
 The book is a PDF of flat pages, two published 10x10 puzzles each drawn by vision/render.py, written to a
 temporary folder. Each run goes through `kakuro batch` in-process with --force, so the process
@@ -42,7 +42,7 @@ def make_book(path: Path, pages: int, seed: int = 0) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, default=8)
+    parser.add_argument("--pages", type=int, default=24)
     parser.add_argument("--dpi", type=int, default=150)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

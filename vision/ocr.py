@@ -801,8 +801,12 @@ def _combine(g: NumberRead, t: NumberRead) -> NumberRead:
     if t.value is None and t.confidence == 0.0:
         return g  # tesseract saw nothing usable: no new evidence
     if g.value == t.value:
-        conf = 1.0 - (1.0 - g.confidence) * (1.0 - 0.8 * t.confidence)
-        return NumberRead(g.value, float(min(conf, 0.99)), g.alternatives or t.alternatives)
+        doubt = 1.0 - 0.8 * t.confidence
+        conf = 1.0 - (1.0 - g.confidence) * doubt
+        # The other values lose as much as the agreed one gained: the puzzle's rules weigh
+        # readings by these probabilities, and a rival the two readers both ruled out is none.
+        alts = tuple((v, p if v == g.value else p * doubt) for v, p in (g.alternatives or t.alternatives))
+        return NumberRead(g.value, float(min(conf, 0.99)), alts)
     alts = dict(g.alternatives)
     if t.value is not None:
         alts[t.value] = max(alts.get(t.value, 0.0), 0.5 * t.confidence)
