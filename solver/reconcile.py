@@ -265,6 +265,13 @@ def reconcile_reading(
     def check(values: dict) -> Solution:
         return solve_puzzle(build(values), time_limit_s=max(deadline - time.perf_counter(), 0.05))
 
+    if not unread and _cannot_have_rival(first, costs, trusted):
+        # The usual case, settled without the search: the readers' first choices have exactly one
+        # solution, and no reading within the rival odds can balance the totals.
+        solution = check(first)
+        if solution.status == "unique":
+            return Reconciled("solved", build(first), solution, corrections=corrections_for(first, forced=True))
+
     search = _ReadingSearch(whites, givens, runs, options, costs, trusted)
     # Walk down the likely readings that the rules allow, to the first with exactly one solution.
     best: tuple[dict, int, Solution] | None = None
@@ -357,6 +364,17 @@ def reconcile_reading(
     return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
                       problems=(f"two readings give a unique solution ({changes}); check these clues",),
                       suspect_runs=tuple(disputed))
+
+
+def _cannot_have_rival(first: dict, costs: dict, trusted: dict) -> bool:
+    """No other reading within ``RIVAL_ODDS`` of ``first`` keeps the across and down totals equal.
+
+    One changed clue unbalances them, so any rival changes two sides or more: if the two
+    cheapest changes on different sides already cost too much, there is none.
+    """
+    cheapest = sorted(min(c for v, c in by_value.items() if v != first[key])
+                      for key, by_value in costs.items() if key not in trusted and len(by_value) > 1)
+    return len(cheapest) < 2 or cheapest[0] + cheapest[1] > RIVAL_ODDS * _COST_SCALE
 
 
 def _run_cells(whites: frozenset[Cell], key: tuple[Cell, Direction]) -> tuple[Cell, ...]:
