@@ -26,6 +26,9 @@ MUST_READ = [
     "guardian1244_photo_a.jpg",
     # Not "must read" upstream (only "find the grid"): white clue cells split by a faint diagonal.
     "app_window_10x10.png",
+    # Not transcribed upstream; transcribed here from the picture (the reading, checked cell by cell).
+    "book_page_curl_photo.jpg",
+    "site_german_10x10.png",
 ]
 # Read as far as the rules allow, and never solved wrongly: the printed clues of a puzzle already
 # filled in by hand in pen (its transcription's unique solution is the pen's).
