@@ -162,8 +162,9 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
                                         reading=reading,
                                         seconds=time.perf_counter() - start))
             continue
+        # A short search first: a reading that needs a long one is read again with tesseract anyway.
         rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
-                                reading.sides, reading.givens, time_limit_s=time_limit_s)
+                                reading.sides, reading.givens, time_limit_s=min(time_limit_s, 1.0))
         if rec.status != "solved" or rec.corrections:
             # The glyph reader alone did not settle it: read again with tesseract's second opinion
             # on the unsure clues (when the rules accept the first reading, this changes nothing).
