@@ -30,7 +30,7 @@ TRUSTED = 0.97
 #: likely readings means the clues do not pin the reading down).
 MAX_READINGS = 12
 #: Wall-clock budget for the whole search; past it no correction can be called forced.
-SEARCH_BUDGET_S = 5.0
+SEARCH_BUDGET_S = 3.0
 #: A correction to a value the readers found this much less likely than their first choice
 #: (odds) is never called forced: the reading it rests on is more likely a misread elsewhere
 #: whose true value the readers did not offer at all.

@@ -226,15 +226,26 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
 
     rng = np.random.default_rng([seed, 7])
     rows, cols = int(rng.integers(5, 16)), int(rng.integers(5, 16))
+    level = str(rng.choice(["clean", "photo", "photo", "hard"]))
     try:
-        puzzle, _ = random_puzzle(rng, rows, cols)
+        if seed % 2:
+            # The other renderer: its own styles, layouts, givens and pen marks.
+            from vision import synth
+
+            style = synth.random_style(rng, fonts=fonts)
+            puzzle, values = synth.random_puzzle(rng, rows, cols)
+            puzzle, pen = synth._decorate(rng, puzzle, values)
+            image, corners = synth.render_puzzle(puzzle, style, values=pen)
+            image, corners = synth.photograph(image, corners, rng, level=level)
+        else:
+            puzzle, _ = random_puzzle(rng, rows, cols)
+            longest = max(rows, cols)
+            style = random_style(rng, int(rng.integers(max(22, 300 // longest + 1), min(80, 1600 // longest) + 1)))
+            style = dataclasses.replace(style, font_path=fonts[int(rng.integers(len(fonts)))])
+            image, corners = render_puzzle(puzzle, style, rng=rng)
+            image, corners = photograph(image, corners, rng, level)
     except Exception:  # noqa: BLE001 - a layout the generator could not fill: skip it
         return [], []
-    longest = max(rows, cols)
-    style = random_style(rng, int(rng.integers(max(22, 300 // longest + 1), min(80, 1600 // longest) + 1)))
-    style = dataclasses.replace(style, font_path=fonts[int(rng.integers(len(fonts)))])
-    image, corners = render_puzzle(puzzle, style, rng=rng)
-    image, corners = photograph(image, corners, rng, str(rng.choice(["clean", "photo", "photo", "hard"])))
     masks: list[np.ndarray] = []
     labels: list[int] = []
     for geometry in locate_puzzles(image):
@@ -265,7 +276,8 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
 def harvest_pipeline_glyphs(fonts: list[str], n_images: int, seed: int, jobs: int = 2
                             ) -> tuple[list[np.ndarray], np.ndarray]:
     """Glyph masks as the reader really sees them (after locating, rectifying, splitting and line
-    removal), from puzzles drawn by ``vision.render`` in the training fonts and photographed."""
+    removal), from puzzles drawn in the training fonts by ``vision.render`` and ``vision.synth``
+    (alternately) and photographed."""
     import multiprocessing
 
     tasks = [(seed * 100000 + i, fonts) for i in range(n_images)]
