@@ -18,6 +18,10 @@ from .types import CellClasses, Lattice
 
 __all__ = ["classify_cells", "measure_cells", "CellFeatures"]
 
+#: Relative darkness from which a cell is printed black, whatever the light (a shadow on white
+#: paper stays lighter than this).
+_BLOCK_TONE = 0.6
+
 log = logging.getLogger(__name__)
 
 
@@ -112,7 +116,12 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         white / non-white decision.
     """
     feats = measure_cells(warped, lattice)
-    score = np.maximum.reduce([feats.tone, feats.diagonal, feats.colour * 0.8])
+    tone = feats.tone
+    if _clues_on_white_paper(feats):
+        # The clue cells are printed on the white cells' own paper and told apart by their
+        # diagonals: a grey tone is then a shadow, not print; only near-black ink is a block.
+        tone = np.where(tone >= _BLOCK_TONE, tone, 0.0)
+    score = np.maximum.reduce([tone, feats.diagonal, feats.colour * 0.8])
     threshold = _split_threshold(score)
     non_white = score > threshold
     # Distance from the threshold, relative to the spread, as a rough confidence.
@@ -122,7 +131,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     forced = np.zeros_like(non_white)
     forced[0, :] = True
     forced[:, 0] = True
-    grey = _paper_like_clues(feats.tone, feats.diagonal, non_white | forced)
+    grey = _paper_like_clues(tone, feats.diagonal, non_white | forced)
     if grey.any():
         log.debug("cells: %d blank cells share the clue cells' paper tone", int(grey.sum()))
         non_white |= grey
@@ -171,6 +180,15 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     if grey.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
     return grey
+
+
+def _clues_on_white_paper(feats: CellFeatures) -> bool:
+    """Whether the cells carrying a clear diagonal have the white cells' paper (newspaper style)."""
+    diagonal = feats.diagonal
+    strong = diagonal >= 0.5 * max(float(diagonal.max()), 1e-6)
+    if strong.sum() < 3 or float(diagonal.max()) < 0.3:
+        return False
+    return float(np.median(feats.tone[strong])) < 0.1 and float(np.median(feats.colour[strong])) < 0.1
 
 
 def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
