@@ -294,6 +294,10 @@ def reconcile_reading(
         several.append((values, cost, solution))
         if not search.exclude(values):
             break
+        if len(several) == 1 and values == first and not unread:
+            # As read, the puzzle has several solutions; only a reading nearly as likely with one
+            # solution could say the readers erred (see below), so look no further than that.
+            search.bound(round(RIVAL_ODDS * _COST_SCALE))
     else:
         settled = False
 

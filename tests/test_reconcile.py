@@ -126,3 +126,17 @@ def test_a_grid_with_most_clues_illegible_is_unreadable_not_guessed():
     assert result.status == "unreadable" and result.solution is None
     assert f"{len(keys)} of {len(TRUTH.runs)} clues could not be read" in result.problems[0]
     assert set(result.suspect_runs) == set(keys)
+
+
+def test_a_puzzle_with_several_solutions_as_read_is_ambiguous_not_corrected():
+    # A setter's puzzle with two solutions, read with some doubt on one clue: the readers' own
+    # reading stands (ambiguous), and no unlikely change is made to force one solution.
+    puzzle = load_puzzle(Path(__file__).resolve().parent / "data" / "puzzles" / "seeds" / "montecarlo_5x5.txt")
+    sides = []
+    for i, run in enumerate(puzzle.runs):
+        options = ((run.total, 0.99),) if i else ((run.total, 0.7), (run.total + 1, 0.02))
+        sides.append(SideReading(run.clue, run.direction, options))
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    result = reconcile_reading(puzzle.n_rows, puzzle.n_cols, puzzle.whites, clue_cells, tuple(sides))
+    assert result.status == "ambiguous" and result.puzzle == puzzle
+    assert result.solution is not None and result.solution.status == "multiple"
