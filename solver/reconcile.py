@@ -139,7 +139,7 @@ class _ReadingSearch:
             if len(cells) > 1:
                 model.AddAllDifferent([digit[c] for c in cells])
             model.Add(sum(digit[c] for c in cells) == total)
-        self._cost = sum(terms) if terms else 0
+        self._cost = sum(terms) if terms else None  # None: every reading costs the same
         if terms:
             model.Minimize(self._cost)
 
@@ -163,7 +163,7 @@ class _ReadingSearch:
         values = dict(self._fixed)
         for key, choice in self._choices.items():
             values[key] = next(v for v, b in choice if solver.BooleanValue(b))
-        return "found", values, int(round(solver.ObjectiveValue())) if not isinstance(self._cost, int) else 0
+        return "found", values, 0 if self._cost is None else int(round(solver.ObjectiveValue()))
 
     def exclude(self, values: dict) -> bool:
         """Cut ``values`` off; False when nothing is open to change (it was the only reading)."""
@@ -175,7 +175,7 @@ class _ReadingSearch:
 
     def bound(self, max_cost: int) -> None:
         """From now on only readings that cost at most ``max_cost``."""
-        if not isinstance(self._cost, int):
+        if self._cost is not None:
             self._model.Add(self._cost <= max_cost)
 
 
@@ -262,8 +262,14 @@ def reconcile_reading(
         return tuple(Correction(k[0], k[1], raw_first[k], v, forced)
                      for k, v in sorted(values.items()) if raw_first[k] != v)
 
+    checked: dict[tuple, Solution] = {}
+
     def check(values: dict) -> Solution:
-        return solve_puzzle(build(values), time_limit_s=max(deadline - time.perf_counter(), 0.05))
+        # The search's first reading is often the one the fast path below already solved.
+        key = tuple(sorted(values.items()))
+        if key not in checked:
+            checked[key] = solve_puzzle(build(values), time_limit_s=max(deadline - time.perf_counter(), 0.05))
+        return checked[key]
 
     if not unread and _cannot_have_rival(first, costs, trusted):
         # The usual case, settled without the search: the readers' first choices have exactly one
