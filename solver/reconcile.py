@@ -35,6 +35,10 @@ SEARCH_BUDGET_S = 3.0
 #: (odds) is never called forced: the reading it rests on is more likely a misread elsewhere
 #: whose true value the readers did not offer at all.
 MAX_CORRECTION_ODDS = 30.0
+#: All corrections together may make the reading at most this much less likely (odds). Many small
+#: doubts that add up mean the cells themselves were probably misread (a clue cell taken for a
+#: white one changes the runs, and enough corrections then fit any layout).
+MAX_TOTAL_CORRECTION_ODDS = 100.0
 #: How much less likely (natural log of the odds) a rival reading may be and still count: 1 in 20.
 RIVAL_ODDS = math.log(20)
 #: More clues than this share left illegible, and the search is not tried.
@@ -360,6 +364,15 @@ def reconcile_reading(
         return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
                           problems=(f"the clues fit only with unlikely corrections ({where}); check these clues",),
                           suspect_runs=tuple(implausible))
+    log.debug("reading accepted at odds 1:%.3g with %d change(s)", math.exp(cost / _COST_SCALE),
+              sum(values[k] != raw_first[k] for k in values))
+    changed = [k for k in values if values[k] != raw_first[k]]
+    if rival is False and cost > math.log(MAX_TOTAL_CORRECTION_ODDS) * _COST_SCALE:
+        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
+                          problems=(f"the clues fit only after {len(changed)} corrections that together are "
+                                    f"unlikely (1 in {math.exp(cost / _COST_SCALE):.0f}); check the cells and "
+                                    "these clues: " + ", ".join(_describe_side(k) for k in changed[:6]),),
+                          suspect_runs=tuple(changed))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != raw_first[k] for k in values))

@@ -120,6 +120,26 @@ def test_a_correction_the_readers_found_unlikely_is_never_forced():
     assert result.suspect_runs == (key,)
 
 
+def test_many_corrections_that_together_are_unlikely_are_not_presented_as_solved():
+    # Five clues each read one less, the truth at odds of 1 in 4: each alone is a fair correction,
+    # but all five together (1 in ~1000) more likely mean the cells were misread, so no answer.
+    keys = [((1, 4), "across"), ((2, 3), "down"), ((0, 1), "down"), ((0, 2), "down"), ((3, 0), "across")]
+    overrides = {}
+    for key in keys:
+        truth = _clue(*key, TRUTH)
+        overrides[key] = ((truth - 1, 0.8), (truth, 0.2))
+    result = _reconcile(_sides(overrides))
+    assert result.status == "unreadable" and result.solution is None
+    assert "5 corrections" in result.problems[0] and "together" in result.problems[0]
+    assert set(result.suspect_runs) == set(keys)
+    # The same five doubts, each even odds, are still corrected (1 in ~3 all told).
+    for key in keys:
+        truth = _clue(*key, TRUTH)
+        overrides[key] = ((truth - 1, 0.55), (truth, 0.45))
+    result = _reconcile(_sides(overrides))
+    assert result.status == "solved" and result.puzzle == TRUTH
+
+
 def test_a_grid_with_most_clues_illegible_is_unreadable_not_guessed():
     keys = [(run.clue, run.direction) for run in TRUTH.runs][::2]
     result = _reconcile(_sides({key: () for key in keys}))

@@ -80,7 +80,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
             if cell.size == 0:
                 continue
             # Digits (printed or pen) cover well under 40% of a cell; the 60th percentile is paper.
-            paper[r, c] = _quantile(np.sort(cell, axis=None), 0.6)
+            paper[r, c] = _quantile(np.sort(cell, axis=None), 0.5)
             line, edge = _diagonal(gray, x0, y0, x1, y1)
             diag_line[r, c], diag_edge[r, c] = line, edge
             if chroma_ab is not None:
@@ -224,23 +224,33 @@ def _diagonal(gray: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> t
     two parallels offset to either side.
     """
     w, h = x1 - x0, y1 - y0
-    t = np.linspace(0.12, 0.88, 32)
-    xs, ys = x0 + t * w, y0 + t * h
-    # Unit normal to the diagonal, offset a seventh of the cell.
-    n = np.array([h, -w]) / max(np.hypot(w, h), 1e-6)
-    off = 0.14 * min(w, h)
-    on = _sample(gray, xs, ys)
-    upper = _sample(gray, xs + n[0] * off, ys + n[1] * off)   # upper-right side
-    lower = _sample(gray, xs - n[0] * off, ys - n[1] * off)   # lower-left side
-    # A printed diagonal runs corner to corner; a digit's stroke (a 7, a 1) covers only part
-    # of it. So the line (or the tone step) must hold at 80% of the samples.
-    # Side references are medians, and the lighter side is the paper: clue numbers sit close
-    # beside the diagonal and darken one side's median, which must not hide the line.
-    paper_side = max(_quantile(np.sort(upper), 0.5), _quantile(np.sort(lower), 0.5))
-    line = paper_side - _quantile(np.sort(on), 0.8)
-    step = np.sort(upper - lower)
-    edge = max(_quantile(step, 0.3), -_quantile(step, 0.7))
-    return float(max(line, 0.0)), float(max(edge, 0.0))
+    best_line = best_edge = 0.0
+    # The line runs corner to corner of the cell as printed, which an outer row's thick border
+    # (drawn over part of the cell) or a lattice a little off makes a few percent shorter in one
+    # direction than the cell found: a diagonal ending that much short is tried as well.
+    for ex, ey in _DIAGONAL_ENDS:
+        t = np.linspace(0.12, 0.88, 32)
+        xs, ys = x0 + t * w * (1 - ex), y0 + t * h * (1 - ey)
+        # Unit normal to the diagonal, offset a seventh of the cell.
+        n = np.array([h, -w]) / max(np.hypot(w, h), 1e-6)
+        off = 0.14 * min(w, h)
+        on = _sample(gray, xs, ys)
+        upper = _sample(gray, xs + n[0] * off, ys + n[1] * off)   # upper-right side
+        lower = _sample(gray, xs - n[0] * off, ys - n[1] * off)   # lower-left side
+        # A printed diagonal runs corner to corner; a digit's stroke (a 7, a 1) covers only part
+        # of it. So the line (or the tone step) must hold at 80% of the samples.
+        # Side references are medians, and the lighter side is the paper: clue numbers sit close
+        # beside the diagonal and darken one side's median, which must not hide the line.
+        paper_side = max(_quantile(np.sort(upper), 0.5), _quantile(np.sort(lower), 0.5))
+        line = paper_side - _quantile(np.sort(on), 0.8)
+        step = np.sort(upper - lower)
+        edge = max(_quantile(step, 0.3), -_quantile(step, 0.7))
+        best_line, best_edge = max(best_line, line), max(best_edge, edge)
+    return float(best_line), float(best_edge)
+
+
+#: Share of the cell by which a diagonal may end short of the bottom-right corner (x, y).
+_DIAGONAL_ENDS = ((0.0, 0.0), (0.12, 0.0), (0.0, 0.12))
 
 
 def _quantile(sorted_values: np.ndarray, q: float) -> float:

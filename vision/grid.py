@@ -452,7 +452,12 @@ def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lin
     hi = np.clip(np.round(bands[1:] - inset), 0, H).astype(int)
     xs = np.clip(np.round(lines), 0, W - 1).astype(int)
     strength = (resp_cum[hi][:, xs] - resp_cum[lo][:, xs]) / np.maximum(hi - lo, 1)[:, None]
+    # Judged against the inner lines: a thick outer border would make thin inner lines look absent.
     ref = float(np.percentile(strength, 75))
+    if strength.shape[1] > 2:
+        inner = float(np.percentile(strength[:, 1:-1], 75))
+        if np.median(strength[:, [0, -1]]) > 2.5 * inner:
+            ref = inner
     shown = strength > 0.3 * max(ref, 1e-6)
     shown[:, :-1] |= dark
     shown[:, 1:] |= dark
@@ -887,6 +892,31 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray
                 y = np.polyval(row_curves[i], x)
             corners[i, j] = (np.polyval(col_curves[j], y), y)
     return corners
+
+
+def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
+    """How far (in cells) the worst tenth of the mesh's crossings lie from the lattice's."""
+    ideal = np.stack(np.meshgrid(lattice.col_edges, lattice.row_edges), axis=-1)
+    cell = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+    return float(np.percentile(np.linalg.norm(corners_xy - ideal, axis=-1), 90)) / cell
+
+
+def homography_from_mesh(corners_xy: np.ndarray, lattice: Lattice) -> np.ndarray | None:
+    """The homography taking the mesh's crossings onto the lattice, robust to wrong crossings.
+
+    When the grid's outline was found badly (a corner guessed where the page is cut or curls), the
+    lattice drifts half a cell off in one corner and the mesh, searched near it, follows the wrong
+    lines there, while most crossings elsewhere are right. A RANSAC fit to the crossings recovers
+    the perspective those agree on; re-rectifying with it lets the mesh start near every line.
+    Returns None when too few crossings agree on one perspective.
+    """
+    ideal = np.stack(np.meshgrid(lattice.col_edges, lattice.row_edges), axis=-1).reshape(-1, 2)
+    cell = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+    H, inliers = cv2.findHomography(corners_xy.reshape(-1, 2).astype(np.float32), ideal.astype(np.float32),
+                                    cv2.RANSAC, 0.1 * cell)
+    if H is None or inliers is None or inliers.sum() < 0.5 * len(ideal):
+        return None
+    return H
 
 
 def remap_to_mesh(image: np.ndarray, corners_xy: np.ndarray, cell_px: int,

@@ -135,7 +135,9 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
         # A heavy number can cover over half of a small core, so that its median is ink and the
         # polarity comes out reversed; the band along the borders then says which is paper.
         # Only the polarity is taken from it: the core's level keeps thresholds off line halos.
-        rim_bg = float(np.median(smooth[rim]))
+        # Its upper values, not its median: thick grid lines (always dark) can cover half the
+        # band of a light cell, while a black cell's white digits reach little of it.
+        rim_bg = float(np.percentile(smooth[rim], 70))
         if (hi - rim_bg > rim_bg - lo) != (bright > dark) and abs(rim_bg - bg) > _MIN_CONTRAST:
             bg = rim_bg
             bright, dark = hi - bg, bg - lo

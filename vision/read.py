@@ -10,7 +10,7 @@ import numpy as np
 from solver.reconcile import SideReading
 
 from .cells import classify_cells
-from .grid import GridGeometry, refine_lattice_mesh, remap_to_mesh
+from .grid import GridGeometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
 from .ocr import read_clues_two_readers, read_givens
 from .types import CellClasses, Lattice, NumberRead
 
@@ -22,6 +22,7 @@ Cell = tuple[int, int]
 
 #: Pixels per cell side for reading; clue digits are about a third of a cell high.
 READ_CELL_PX = 72
+_REFIT_IRREGULARITY = 0.15  # cells; a mesh this far from its lattice may have followed wrong lines
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,6 +136,21 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     # against a single homography), then read from a copy in which every cell is square.
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
     corners_xy = refine_lattice_mesh(gray, lattice)
+    irregularity = mesh_irregularity(corners_xy, lattice)
+    if irregularity > _REFIT_IRREGULARITY:
+        # The outline may be off in a corner: straighten by the crossings most lines agree on and
+        # keep whichever rectification leaves the mesh closer to a regular lattice.
+        H_fix = homography_from_mesh(corners_xy, lattice)
+        if H_fix is not None:
+            H2 = H_fix @ H
+            warped2 = cv2.warpPerspective(image, H2, (warped.shape[1], warped.shape[0]), flags=cv2.INTER_CUBIC,
+                                          borderMode=cv2.BORDER_REPLICATE)
+            gray2 = cv2.cvtColor(warped2, cv2.COLOR_BGR2GRAY) if warped2.ndim == 3 else warped2
+            corners2 = refine_lattice_mesh(gray2, lattice)
+            if mesh_irregularity(corners2, lattice) < irregularity:
+                log.info("grid re-rectified by its mesh (irregularity %.2f -> %.2f cell)",
+                         irregularity, mesh_irregularity(corners2, lattice))
+                warped, H, corners_xy = warped2, H2, corners2
     warped, read_lattice = remap_to_mesh(warped, corners_xy, READ_CELL_PX, margin_px=READ_CELL_PX // 4)
     # Reported in the homography's frame: the mean position of each followed line.
     lattice = Lattice(tuple(float(v) for v in corners_xy[:, :, 1].mean(axis=1)),
