@@ -381,11 +381,12 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
     on_left = max(tl[0], bl[0]) < 3
     on_right = min(tr[0], br[0]) > w_img - 4
     my, mx = (mh - height) / 2, (mw - width) / 2
-    row_edges, row_c = _fit_edges(rows_p, None, open_ends=(my if on_top else None, mh - my if on_bottom else None))
+    row_ends = (my if on_top else None, mh - my if on_bottom else None)
+    row_edges, row_c = _fit_edges_tamed(rows_p, row_ends)
     if row_c < _MIN_CONTRAST or len(row_edges) - 1 < MIN_CELLS:
         return None
     col_ends = (mx if on_left else None, mw - mx if on_right else None)
-    col_edges, col_c = _fit_edges(cols_p, None, open_ends=col_ends)
+    col_edges, col_c = _fit_edges_tamed(cols_p, col_ends)
     if col_c < _MIN_CONTRAST:
         # The columns' lines are drowned (pen strokes over thin lines, hatching) while the rows'
         # are clear: cells are near square, so the rows say how many columns to look for.
@@ -413,6 +414,23 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
     tight_xy = _apply_h(np.linalg.inv(H), box_xy)
     log.debug("candidate %dx%d contrast %.2f", n_rows, n_cols, contrast)
     return tight_xy.astype(np.float32), contrast, (n_rows, n_cols)
+
+
+def _fit_edges_tamed(profile: np.ndarray, open_ends) -> tuple[np.ndarray, float]:
+    """:func:`_fit_edges`, tried again with a heavy outer border cut down to the inner lines' level.
+
+    A thick black frame around thin grey inner lines can be ten times as strong in the profile,
+    so that the inner lines fall under every threshold and the grid looks like one big cell.
+    """
+    edges, contrast = _fit_edges(profile, None, open_ends=open_ends)
+    if contrast >= _MIN_CONTRAST and len(edges) - 1 >= MIN_CELLS:
+        return edges, contrast
+    p = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 1.0).ravel()
+    heights = np.sort(p[(p >= _running_max(p, 3)) & (p > 0)])[::-1]
+    if len(heights) < 2 + MIN_CELLS or heights[1] < 4 * heights[2]:
+        return edges, contrast
+    tamed_edges, tamed_c = _fit_edges(np.minimum(profile, 1.5 * heights[2]), None, open_ends=open_ends)
+    return (tamed_edges, tamed_c) if tamed_c > contrast else (edges, contrast)
 
 
 def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, contrast: float
