@@ -84,3 +84,19 @@ def test_shadow_over_clue_cells_printed_on_white_paper():
     kinds = classify_cells(warped, geom.lattice).kinds
     wrong = int(((kinds == "white") != (truth == "white")).sum())
     assert wrong <= 3  # 33 of 150 before clue-on-paper grids ignored grey tones; 2 now
+
+
+def test_a_corner_of_black_cells_is_not_taken_for_paper():
+    # Three by three black cells in two corners: no white cell lies within two cells of the
+    # corner ones, so a purely local paper reference would call them white.
+    from solver.formats import load_puzzle
+    from vision.render import Style, render_puzzle
+
+    puzzle = load_puzzle(Path(__file__).parent / "data" / "puzzles" / "corpus" / "paucuesta9__diff2_9_10_0.txt")
+    image, _ = render_puzzle(puzzle, Style(cell_px=44))
+    truth = np.array([["white" if (r, c) in puzzle.whites else "non-white" for c in range(puzzle.n_cols)]
+                      for r in range(puzzle.n_rows)])
+    geom = next(g for g in locate_puzzles(image) if g.shape == truth.shape)
+    warped, _ = rectify(image, geom.quad, 48, geom.shape)
+    kinds = classify_cells(warped, geom.lattice).kinds
+    assert list(zip(*np.nonzero((kinds == "white") != (truth == "white")))) == []

@@ -88,6 +88,11 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     # The whitest paper within a few cells: a local reference that follows uneven light.
     k = 5
     white_ref = cv2.dilate(paper, np.ones((k, k), np.uint8), borderType=cv2.BORDER_REPLICATE)
+    # In a corner of black cells no white cell may lie that near, and black would be taken for
+    # the paper: where the nearby reference is itself nearly ink (a shadow is not that dark),
+    # a wider one is used.
+    wide = cv2.dilate(paper, np.ones((3 * k, 3 * k), np.uint8), borderType=cv2.BORDER_REPLICATE)
+    white_ref = np.where(white_ref - ink < 0.25 * (wide - ink), wide, white_ref)
     span = np.maximum(white_ref - ink, 20.0)
     tone = np.clip((white_ref - paper) / span, 0, 1)
     diagonal = np.clip(np.maximum(diag_line, diag_edge) / span, 0, 1)
