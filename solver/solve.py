@@ -48,13 +48,14 @@ def _digits(mask: int) -> list[int]:
 class _Grid:
     """The puzzle flattened to integer ids: what the inner loops need and nothing else."""
 
-    __slots__ = ("cells", "run_cells", "run_total", "runs_of")
+    __slots__ = ("cells", "run_cells", "run_total", "run_across", "runs_of")
 
     def __init__(self, puzzle: Puzzle):
         self.cells: list[Cell] = sorted(puzzle.whites)
         index = {cell: i for i, cell in enumerate(self.cells)}
         self.run_cells: list[tuple[int, ...]] = []
         self.run_total: list[int] = []
+        self.run_across: list[bool] = []
         self.runs_of: list[list[int]] = [[] for _ in self.cells]
         for run in puzzle.runs:
             if not run.cells:
@@ -62,6 +63,7 @@ class _Grid:
             r = len(self.run_cells)
             self.run_cells.append(tuple(index[c] for c in run.cells))
             self.run_total.append(run.total)
+            self.run_across.append(run.direction == "across")
             for c in run.cells:
                 self.runs_of[index[c]].append(r)
 
@@ -288,22 +290,25 @@ def _cpsat(grid: _Grid, masks: list[int], cells: list[int], limit: int,
             if len(self.found) >= self._limit:
                 self.StopSearch()
 
+    runs = {r for i in cells for r in grid.runs_of[i]}
+    rests = {r: grid.run_total[r] - sum(_DIGIT[masks[i]] for i in grid.run_cells[r]
+                                        if not masks[i] & (masks[i] - 1)) for r in runs}
+    # Every open cell counted once across and once down: the across rests and the down rests sum
+    # to the same digits. Without the LP relaxation (off below) CP-SAT may search for seconds
+    # before it sees that two totals disagree, so that is checked here.
+    if all(sum(grid.run_across[r] for r in grid.runs_of[i]) == 1 == sum(not grid.run_across[r] for r in grid.runs_of[i])
+           for i in cells):
+        if sum(rests[r] for r in runs if grid.run_across[r]) != sum(rests[r] for r in runs if not grid.run_across[r]):
+            return [], True
     model = cp_model.CpModel()
     variables = {i: model.NewIntVarFromDomain(cp_model.Domain.FromValues(_digits(masks[i])), f"x{i}")
                  for i in cells}
-    runs = {r for i in cells for r in grid.runs_of[i]}
     for r in sorted(runs):
-        open_vars = []
-        rest = grid.run_total[r]
-        for i in grid.run_cells[r]:
-            m = masks[i]
-            if m & (m - 1):
-                open_vars.append(variables[i])
-            else:
-                rest -= _DIGIT[m]  # its digit is already out of the open cells' masks
+        # Fixed cells' digits are already out of the open cells' masks; only their sum matters.
+        open_vars = [variables[i] for i in grid.run_cells[r] if masks[i] & (masks[i] - 1)]
         if len(open_vars) > 1:
             model.AddAllDifferent(open_vars)
-        model.Add(sum(open_vars) == rest)
+        model.Add(sum(open_vars) == rests[r])
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import solver.solve as solve_module
-from solver.formats import load_puzzle
+from solver.formats import load_puzzle, parse_text
 from solver.model import Puzzle
 from solver.solve import solve_puzzle
 from solver.validate import validate_puzzle
@@ -132,3 +132,21 @@ def test_many_small_calls_are_cheap():
     per_call_ms = (time.perf_counter() - start) / 50 * 1e3
     assert per_call_ms < 20, f"{per_call_ms:.1f} ms per call"
 
+
+
+def test_totals_that_disagree_are_refuted_at_once(cpsat_only):
+    """A 5x5 block of white cells with one down clue read 2 too high: no filling exists.
+
+    Propagation cannot see it and CP-SAT without its LP relaxation searched past the 10 s limit
+    ("unknown"); the across and down totals of the open cells must agree, and here they do not.
+    """
+    rows = ["#    23\\ 25\\ 17\\ 22\\ 29\\",
+            "\\19 .    .    .    .    .",
+            "\\20 .    .    .    .    .",
+            "\\16 .    .    .    .    .",
+            "\\28 .    .    .    .    .",
+            "\\31 .    .    .    .    ."]
+    puzzle = parse_text("\n".join(rows))
+    assert solve_puzzle(puzzle, time_limit_s=10.0).status == "none"
+    # The same grid with the true clue (23) is solvable: the check refutes only what is wrong.
+    assert solve_puzzle(parse_text("\n".join(rows).replace("25\\", "23\\"))).solved
