@@ -24,15 +24,15 @@ MUST_READ = [
     "grey_white_digits_14x12.jpg",
     "guardian1244_photo_edited.jpg",
     "guardian1244_photo_a.jpg",
+    # Already filled in by hand in pen: the printed clues must be read, the pen digits ignored
+    # (its transcription's unique solution is the pen's).
+    "times2046_photo_handfilled.png",
     # Not "must read" upstream (only "find the grid"): white clue cells split by a faint diagonal.
     "app_window_10x10.png",
     # Not transcribed upstream; transcribed here from the picture (the reading, checked cell by cell).
     "book_page_curl_photo.jpg",
     "site_german_10x10.png",
 ]
-# Read as far as the rules allow, and never solved wrongly: the printed clues of a puzzle already
-# filled in by hand in pen (its transcription's unique solution is the pen's).
-HONEST = MUST_READ + ["times2046_photo_handfilled.png"]
 
 
 def _satisfies(puzzle, values) -> bool:
@@ -50,17 +50,6 @@ def _the_puzzle(results, truth):
     assert same_shape, f"no grid of shape {truth.n_rows}x{truth.n_cols} found: " \
                        f"{[(r.status, r.reading and (r.reading.n_rows, r.reading.n_cols)) for r in results]}"
     return same_shape[0]
-
-
-@pytest.mark.parametrize("name", HONEST)
-def test_never_presents_a_wrong_reading_as_solved(name):
-    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
-    result = _the_puzzle(solve_image(load_image(SAMPLES / name)), truth)
-    if result.status == "solved":
-        assert grid_tokens(result.puzzle) == grid_tokens(truth)
-        assert _satisfies(truth, dict(result.solution.values))
-    else:
-        assert result.problems, "a puzzle that is not solved must say why"
 
 
 @pytest.mark.parametrize("name", MUST_READ)

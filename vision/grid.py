@@ -1008,6 +1008,9 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
     for radius in (0.4 * cell, 0.15 * cell):
         pos = np.full((n_lines, n_bands), np.nan)
         strength = np.zeros((n_lines, n_bands))
+        # Every peak in each window, not only the strongest: a pen stroke or blot beside a faint
+        # line may outshine it in a band or two, and the line's course elsewhere says which it is.
+        peaks: dict[tuple[int, int], list[tuple[float, float]]] = {}
         for b in range(n_bands):
             if band_hi[b] <= band_lo[b]:
                 continue
@@ -1019,21 +1022,41 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
                 if hi - lo < 3:
                     continue
                 seg = prof[lo:hi]
+                inner = np.nonzero((seg[1:-1] >= seg[:-2]) & (seg[1:-1] >= seg[2:]) & (seg[1:-1] > 0))[0] + 1
+                peaks[(k, b)] = [(_peak_near(prof, lo + i, 1.5), float(seg[i])) for i in inner]
                 m = int(np.argmax(seg))
                 if m == 0 or m == len(seg) - 1:
                     continue  # rising into the window edge: the line is further out, or absent
                 strength[k, b] = seg[m]
                 pos[k, b] = _peak_near(prof, lo + m, 1.5)
         typical = np.median(strength[strength > 0]) if np.any(strength > 0) else 0.0
-        valid = np.isfinite(pos) & (strength > 0.3 * typical)
         new_curves = curves.copy()
         ok = np.zeros(n_lines, bool)
         for k in range(n_lines):
-            fit = _robust_polyfit(band_mid[valid[k]], pos[k, valid[k]], strength[k, valid[k]], cell,
-                                  span=bands[-1] - bands[0])
+            fit = None
+            for _ in range(3):
+                valid = np.isfinite(pos[k]) & (strength[k] > 0.3 * typical)
+                fit = _robust_polyfit(band_mid[valid], pos[k, valid], strength[k, valid], cell,
+                                      span=bands[-1] - bands[0])
+                if fit is None:
+                    break
+                # Take, band by band, the peak nearest the fitted course, and fit again.
+                moved = False
+                for b in range(n_bands):
+                    near = [(abs(x - np.polyval(fit, band_mid[b])), x, v) for x, v in peaks.get((k, b), ())
+                            if v > 0.3 * typical]
+                    if not near:
+                        continue
+                    d, x, v = min(near)
+                    if d < 0.1 * cell and (not np.isfinite(pos[k, b]) or abs(x - pos[k, b]) > 0.5):
+                        pos[k, b], strength[k, b] = x, v
+                        moved = True
+                if not moved:
+                    break
             if fit is not None:
                 new_curves[k] = fit
                 ok[k] = True
+        _keep_spacing(new_curves, ok, pos, strength, peaks, band_mid, typical, cell, span=bands[-1] - bands[0])
         # Lines without evidence keep their place relative to their nearest found neighbours.
         if ok.any() and not ok.all():
             good = np.nonzero(ok)[0]
@@ -1046,6 +1069,40 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
         curves = new_curves
         guess = np.array([np.polyval(c, band_mid) for c in curves])
     return curves
+
+
+def _keep_spacing(curves, ok, pos, strength, peaks, band_mid, typical, cell, span) -> None:
+    """Refit, in place, a line that strays from halfway between its neighbours onto peaks there.
+
+    Pen digits written in one column of cells line up and can be followed as if they were a
+    line; the printed line, fainter, still lies about halfway between its neighbours. Where a
+    course through peaks near that midpoint has at least a third of the support, it is taken.
+    """
+    n_lines, n_bands = pos.shape
+    for k in range(1, n_lines - 1):
+        if not (ok[k - 1] and ok[k] and ok[k + 1]):
+            continue
+        mid = (np.polyval(curves[k - 1], band_mid) + np.polyval(curves[k + 1], band_mid)) / 2
+        course = np.polyval(curves[k], band_mid)
+        if np.max(np.abs(course - mid)) < 0.2 * cell:
+            continue
+        alt_pos, alt_w = [], []
+        for b in range(n_bands):
+            near = [(abs(x - mid[b]), x, v) for x, v in peaks.get((k, b), ()) if v > 0.3 * typical]
+            if near:
+                d, x, v = min(near)
+                if d < 0.12 * cell:
+                    alt_pos.append((band_mid[b], x))
+                    alt_w.append(v)
+        if len(alt_pos) < 2:
+            continue
+        support = float(np.sum(strength[k][np.abs(pos[k] - course) < 0.1 * cell]))
+        if sum(alt_w) < support / 3:
+            continue
+        t, x = np.array(alt_pos).T
+        fit = _robust_polyfit(t, x, np.array(alt_w), cell, span)
+        if fit is not None:
+            curves[k] = fit
 
 
 def _robust_polyfit(t: np.ndarray, x: np.ndarray, w: np.ndarray, cell: float, span: float):
