@@ -31,7 +31,7 @@ from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import locate_puzzles
 from vision.imageio import load_image
 from vision.overlay import draw_solution
-from vision.read import GridReading, read_grid
+from vision.read import GridReading, complete_clue_border, read_grid
 
 __all__ = ["main", "ExitCode", "PuzzleResult", "PageResult", "solve_image", "annotate_image", "process_page"]
 
@@ -156,6 +156,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     for geometry in geometries:
         start = time.perf_counter()
         reading = read_grid(image, geometry, second_opinion=False)
+        geometry, reading = complete_clue_border(image, geometry, reading, second_opinion=False)
         if not reading.whites or not reading.sides:
             results.append(PuzzleResult("unreadable", None, None, geometry.quad.corners_xy,
                                         problems=(reading.doubt or "the grid has no white cells or no clues",),

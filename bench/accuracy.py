@@ -3,7 +3,8 @@
     .venv/bin/python bench/accuracy.py [--per-tier 20] [--seed 0]
 
 Synthetic puzzles are real corpus layouts (unique solutions) drawn by vision/render.py in random
-styles and fonts, then scanned or photographed; "real" is every sample with a transcription.
+styles and fonts, then scanned or photographed; "real" is every sample with a transcription,
+"reshot" each of them photographed twice more (see ``_real``).
 Prints one table: puzzles, share of grids read exactly, share of cells right, share solved
 correctly, solved WRONG (must be 0), median and max seconds per image (one core, in-process).
 """
@@ -86,27 +87,41 @@ def _synthetic(tier: str, n: int, seed: int, pool):
             yield image, [(puzzle, values)], [corners]
 
 
-def _real():
+def _real(reshoot: int = 0, seed: int = 0):
+    """Every transcribed sample; with ``reshoot``, that many photos of each, taken anew.
+
+    A reshot sample is the real image printed on a page and photographed again (rotation, tilt,
+    desk, light, noise, JPEG): real print and real fonts, seen as the reader has not seen them.
+    """
+    rng = np.random.default_rng([seed, 99])
     for txt in sorted(SAMPLES.glob("*.txt")):
         images = [p for p in SAMPLES.glob(txt.stem + ".*") if p.suffix.lower() in (".png", ".jpg", ".jpeg")]
         truth = load_puzzle(txt)
         if not images or not truth.whites:  # placeholder transcriptions hold no white cell
             continue
         image = load_image(images[0])
-        yield image, [(truth, None)], None
+        if not reshoot:
+            yield image, [(truth, None)], None
+        h, w = image.shape[:2]
+        frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        for _ in range(reshoot):
+            yield photograph(image, frame, rng, "photo")[0], [(truth, None)], None
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-tier", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--tiers", default="clean,photo,hard,page,real")
+    parser.add_argument("--tiers", default="clean,photo,hard,page,real,reshot")
     args = parser.parse_args()
     pool = _corpus(15)
     rows = []
     for tier in args.tiers.split(","):
         scores, seconds = [], []
-        source = _real() if tier == "real" else _synthetic(tier, args.per_tier, args.seed, pool)
+        if tier in ("real", "reshot"):
+            source = _real(reshoot=2 if tier == "reshot" else 0, seed=args.seed)
+        else:
+            source = _synthetic(tier, args.per_tier, args.seed, pool)
         for image, truths, corners in source:
             start = time.perf_counter()
             try:

@@ -231,3 +231,10 @@ def test_photographed_page_with_text_beside_grid_has_true_shape(seed):
         found += any(g.shape == (puzzle.n_rows, puzzle.n_cols)
                      and np.abs(g.quad.corners_xy - corners).max() < 0.5 * size for g in geoms)
     assert found == 4
+
+
+def test_dark_page_beside_the_grid_is_not_a_column():
+    # grey_white_digits_14x12.jpg printed on a black page and photographed again (bench/accuracy.py's
+    # "reshot" tier): the page's edge lies about a cell left of the grid, like one more column line.
+    image = load_image(IMAGES / "grey_white_digits_14x12_reshot_on_black_page.jpg")
+    assert [g.shape for g in locate_puzzles(image)] == [(14, 12)]

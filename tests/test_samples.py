@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import pytest
 
 from pipeline import solve_image
@@ -72,3 +73,28 @@ def test_inconsistent_printed_clues_are_never_solved(name):
     assert tens, "the 10x10 grid was not found"
     assert tens[0].status in ("unsolvable", "unreadable")
     assert tens[0].problems
+
+
+def _on_background(image, pad_frac: float, value, angle: float = 0.0):
+    """The image placed on a plain background ``pad_frac`` of its size wide, turned by ``angle``."""
+    h, w = image.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    M[:, 2] += (w * pad_frac, h * pad_frac)
+    size = (int(w * (1 + 2 * pad_frac)), int(h * (1 + 2 * pad_frac)))
+    return cv2.warpAffine(image, M, size, flags=cv2.INTER_LINEAR, borderValue=value)
+
+
+@pytest.mark.parametrize("name, pad_frac, value, angle", [
+    # Clue triangles on a black page: no line closes off the first row and column of clues.
+    ("wikipedia_8x8_transparent.png", 0.15, (0, 0, 0), 0.0),
+    # Cropped through the last row of cells (no closing line), then set on white paper.
+    ("site_9x9_a.png", 0.1, (255, 255, 255), 0.0),
+    # Turned on a grey desk: the upright box around the page must not win over the grid.
+    ("guardian1244_photo_a.jpg", 0.1, (120, 120, 120), -3.0),
+])
+def test_must_read_images_on_another_background(name, pad_frac, value, angle):
+    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
+    image = _on_background(load_image(SAMPLES / name), pad_frac, value, angle)
+    result = _the_puzzle(solve_image(image), truth)
+    assert grid_tokens(result.puzzle) == grid_tokens(truth)
+    assert result.status == "solved"

@@ -146,7 +146,8 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         log.debug("cells: %d white-looking cells carry a diagonal", int(faint.sum()))
         non_white |= faint
         confidence = np.where(faint, 0.75, confidence)
-    confidence = np.where(forced & ~non_white, 0.3, confidence)
+    looked_white = forced & ~non_white
+    confidence = np.where(looked_white, 0.3, confidence)
     non_white |= forced
     kinds = np.full(non_white.shape, "white", dtype=object)
     white = ~non_white
@@ -157,7 +158,8 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     kinds[non_white & (right_white | below_white)] = "clue"
     kinds[non_white & ~(right_white | below_white)] = "black"
     log.debug("cells: threshold %.3f, %d white of %d", threshold, int(white.sum()), white.size)
-    return CellClasses(kinds=kinds.astype("<U5"), confidence=confidence.astype(np.float32))
+    return CellClasses(kinds=kinds.astype("<U5"), confidence=confidence.astype(np.float32),
+                       looked_white=looked_white)
 
 
 def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:

@@ -37,6 +37,7 @@ _DETECT_SIDE = 1000     # detection works on a copy this large; grids are big fe
 _PROBE_SIDE = 480       # rectified size (longer side) used to score candidates
 _MIN_CONTRAST = 0.7     # lattice contrast below this is not a grid (text block, photo, frame)
 _MIN_CONTRAST_LIKE = 0.4  # the same, for a direction fitted with the other direction's cell size
+_BLANK_INK = 0.97         # a dark cell with more of its middle inked than this holds no mark
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +108,12 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         probes = [p for p in (_probe(small, q) for q in options) if p is not None]
         if not probes:
             continue
-        # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells.
-        top_score = max(p[1] for p in probes)
-        quad_xy, contrast, shape = max((p for p in probes if p[1] >= top_score - 0.05),
+        # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
+        # but only one that holds at least the best one's rows and columns. (An upright box
+        # around a tilted grid scores nearly as well with its lattice a column off.)
+        best = max(probes, key=lambda p: p[1])
+        quad_xy, contrast, shape = max((p for p in probes if p[1] >= best[1] - 0.05
+                                        and p[2][0] >= best[2][0] and p[2][1] >= best[2][1]),
                                        key=lambda p: cv2.contourArea(p[0]))
         found.append((quad_xy / scale, contrast, shape))
     found = _drop_nested(found)
@@ -119,6 +123,28 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         if geom is not None:
             geometries.append(geom)
     return _reading_order(geometries)
+
+
+def extend_geometry(geometry: GridGeometry, top: int = 0, left: int = 0) -> GridGeometry:
+    """The same grid with ``top`` more rows above it and ``left`` more columns to its left.
+
+    Each added row or column is as wide as the lattice's median one, continuing the grid's own
+    perspective; the rectified frame is shifted so that the added cells lie inside it.
+    """
+    rows, cols = np.asarray(geometry.lattice.row_edges), np.asarray(geometry.lattice.col_edges)
+    row_step, col_step = float(np.median(np.diff(rows))), float(np.median(np.diff(cols)))
+    rows = np.concatenate([rows[0] - row_step * np.arange(top, 0, -1), rows])
+    cols = np.concatenate([cols[0] - col_step * np.arange(left, 0, -1), cols])
+    dy, dx = max(0.0, -rows[0]), max(0.0, -cols[0])
+    T = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+    H = T @ geometry.H
+    rows, cols = rows + dy, cols + dx
+    box_xy = np.array([[cols[0], rows[0]], [cols[-1], rows[0]], [cols[-1], rows[-1]], [cols[0], rows[-1]]])
+    corners_xy = _apply_h(np.linalg.inv(H), box_xy).astype(np.float32)
+    height, width = geometry.warped_size
+    return GridGeometry(quad=Quad(corners_xy, geometry.quad.score), H=H,
+                        lattice=Lattice(tuple(float(v) for v in rows), tuple(float(v) for v in cols)),
+                        warped_size=(int(np.ceil(height + dy)), int(np.ceil(width + dx))))
 
 
 def rectify(image: np.ndarray, quad: Quad, cell_px: int = 48,
@@ -505,9 +531,20 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
     for _ in range(2 * MAX_CELLS):
         if len(rows) - 1 < MIN_CELLS or len(cols) - 1 < MIN_CELLS:
             break
-        dark = _dark_cells(below, rows, cols)
+        share = _ink_share(below, rows, cols)
+        dark = share > 0.5
         row_sup = _band_support(cum_v, dark, rows, cols, cell)
         col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
+        # An outer row dark all over, without one mark in it, whose darkness goes on past the
+        # grid's ends, is a dark page or desk beside the grid (its edge looks like one more
+        # line). A grid's own blank border row ends with the grid.
+        blank = share >= _BLANK_INK
+        for k in (0, -1):
+            if blank[k].mean() >= 0.9 and _dark_beyond(below, rows[[k, k + 1 if k == 0 else k - 1]], cols):
+                row_sup[k] = 0.0
+            if blank[:, k].mean() >= 0.9 and _dark_beyond(below.T.copy(), cols[[k, k + 1 if k == 0 else k - 1]],
+                                                          rows):
+                col_sup[k] = 0.0
         # The weakest outer row or column goes first; the rest are judged again without it.
         ends = [(row_sup[0], "top"), (row_sup[-1], "bottom"), (col_sup[0], "left"), (col_sup[-1], "right")]
         worst, side = min(ends)
@@ -524,7 +561,39 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
     if len(rows) - 1 >= MIN_CELLS and len(cols) - 1 >= MIN_CELLS:
         rows = _extend_over_black(rows, cols, below, cum_h, cell)
         cols = _extend_over_black(cols, rows, below.T.copy(), cum_v, cell)
+        rows = _extend_cut_off(rows, cols, cum_v)
+        cols = _extend_cut_off(cols, rows, cum_h)
     return rows, cols
+
+
+def _extend_cut_off(bands: np.ndarray, lines: np.ndarray, resp_cum: np.ndarray) -> np.ndarray:
+    """Add an outer row (``bands``) whose closing line was cut off, where the crossing lines go on.
+
+    A screenshot or scan cropped through the last row of cells loses that row's outer line, so
+    the lattice ends a row early; but the column lines still run most of a cell further. When
+    nearly all of them do, at the strength of the inner bands, the row is there. ``resp_cum``
+    responds to the crossing ``lines`` (see :func:`_band_support`).
+    """
+    step = float(np.median(np.diff(bands)))
+    limit = resp_cum.shape[0] - 1
+    xs = np.clip(np.round(lines), 0, resp_cum.shape[1] - 1).astype(int)
+
+    def strength(a: float, b: float) -> np.ndarray:
+        lo, hi = int(np.clip(round(a), 0, limit)), int(np.clip(round(b), 0, limit))
+        return (resp_cum[hi, xs] - resp_cum[lo, xs]) / max(hi - lo, 1) if hi - lo >= 3 else np.zeros(len(xs))
+
+    inner = [strength(bands[k] + 0.2 * step, bands[k + 1] - 0.2 * step) for k in range(len(bands) - 1)]
+    ref = float(np.percentile(np.concatenate(inner), 75)) if inner else 0.0
+    if ref <= 0:
+        return bands
+    # The stretch from just past the last line to most of a cell beyond it must lie in the image.
+    if bands[-1] + 0.7 * step <= limit and np.mean(strength(bands[-1] + 0.1 * step, bands[-1] + 0.7 * step)
+                                                  > 0.3 * ref) >= 0.8:
+        bands = np.append(bands, bands[-1] + step)
+    if bands[0] - 0.7 * step >= 0 and np.mean(strength(bands[0] - 0.7 * step, bands[0] - 0.1 * step)
+                                             > 0.3 * ref) >= 0.8:
+        bands = np.insert(bands, 0, bands[0] - step)
+    return bands
 
 
 def _extend_over_black(bands: np.ndarray, lines: np.ndarray, below: np.ndarray, resp_cum: np.ndarray,
@@ -560,8 +629,11 @@ def _extend_over_black(bands: np.ndarray, lines: np.ndarray, below: np.ndarray, 
                 break
             added = [edge + sign * t * step for t in range(k + 1)]
             lo_b, hi_b = (added[-1], added[-2]) if sign < 0 else (added[-2], added[-1])
-            dark = _dark_cells(below, np.array([lo_b, hi_b]), lines)
-            if dark.mean() < 0.7:
+            share = _ink_share(below, np.array([lo_b, hi_b]), lines)
+            if np.mean(share > 0.5) < 0.7:
+                break
+            # Blank all over and dark past the grid's ends too: a dark page or desk, not cells.
+            if np.mean(share >= _BLANK_INK) >= 0.9 and _dark_beyond(below, np.array([lo_b, hi_b]), lines):
                 break
             if np.mean(strength(outer) > 0.3 * ref) >= 0.7:
                 new = np.asarray(added[1:])
@@ -588,6 +660,27 @@ def _dark_cells(below: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.nda
     ``below`` is the integral image from :func:`_below_cut`: a median below the cut means more
     than half the pixels are below it.
     """
+    return _ink_share(below, rows, cols) > 0.5
+
+
+def _dark_beyond(below: np.ndarray, band: np.ndarray, lines: np.ndarray) -> bool:
+    """Whether the cell-sized stretch of ``band`` just past either end of the grid is dark too.
+
+    ``band`` holds the two edges of an outer row, ``lines`` the column edges; a stretch mostly
+    outside the image says nothing.
+    """
+    band = np.sort(band)
+    step = float(np.median(np.diff(lines)))
+    width = below.shape[1] - 1
+    for a, b in ((max(lines[0] - step, 0.0), lines[0]), (lines[-1], min(lines[-1] + step, float(width)))):
+        # The middle of what the image shows of that stretch: a quarter of a cell at least.
+        if b - a >= 0.25 * step and _ink_share(below, band, np.array([a, b]))[0, 0] > 0.5:
+            return True
+    return False
+
+
+def _ink_share(below: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """(n_rows, n_cols): the share of each cell's middle (a fifth of a cell in) below the cut."""
     h, w = below.shape[0] - 1, below.shape[1] - 1
     dy, dx = 0.2 * np.diff(rows), 0.2 * np.diff(cols)
     ya = np.clip(np.round(rows[:-1] + dy), 0, h).astype(int)
@@ -596,7 +689,7 @@ def _dark_cells(below: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.nda
     xb = np.clip(np.round(cols[1:] - dx), 0, w).astype(int)
     count = below[yb][:, xb] - below[ya][:, xb] - below[yb][:, xa] + below[ya][:, xa]
     area = np.maximum(np.outer(yb - ya, xb - xa), 1)
-    return count / area > 0.5
+    return count / area
 
 
 def _expand_quad(quad_xy: np.ndarray, frac: float) -> np.ndarray:

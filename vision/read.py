@@ -10,11 +10,11 @@ import numpy as np
 from solver.reconcile import SideReading
 
 from .cells import classify_cells
-from .grid import GridGeometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
+from .grid import GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
 from .ocr import read_clues_two_readers, read_givens
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "rectify_for_reading", "layout_doubt"]
+__all__ = ["GridReading", "read_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border"]
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +197,33 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         log.info("givens read: %s", givens)
     return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
                        None, warped, read_lattice, givens)
+
+
+def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: GridReading,
+                         **read_options) -> tuple[GridGeometry, GridReading]:
+    """Add the first row or column of clue cells when the lattice lost it; else return as given.
+
+    A Kakuro's first row and first column hold no white cell: each white cell has a clue above
+    it and one to its left. White cells there mean the lattice began a row or column late, as
+    where clue triangles stand on a black page with no line closing them off. The grid is read
+    again one row (column) wider, and that reading is kept only when it obeys the rule.
+    """
+    def border_whites(rd: GridReading) -> tuple[int, int]:
+        looked = rd.classes.looked_white if rd.classes is not None else None
+        if looked is None:
+            return 0, 0
+        return int(looked[0, :].sum()), int(looked[:, 0].sum())
+
+    top, left = border_whites(reading)
+    if not (top or left):
+        return geometry, reading
+    wider = extend_geometry(geometry, int(top > 0), int(left > 0))
+    again = read_grid(image, wider, **read_options)
+    if again.sides and again.doubt is None and len(again.whites) > len(reading.whites) \
+            and border_whites(again) == (0, 0):
+        log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
+        return wider, again
+    return geometry, reading
 
 
 def _printing_ink_chroma(clue_crops: list[np.ndarray]) -> float | None:

@@ -40,10 +40,15 @@ class Lattice:
 
 @dataclass(frozen=True, eq=False)
 class CellClasses:
-    """Per-cell class, (n_rows, n_cols) array of 'black' / 'clue' / 'white', with a 0..1 confidence."""
+    """Per-cell class, (n_rows, n_cols) array of 'black' / 'clue' / 'white', with a 0..1 confidence.
+
+    ``looked_white`` marks cells of the first row and column that looked white but cannot be
+    (a white cell needs clues above and to its left): a sign the grid starts a row earlier.
+    """
 
     kinds: np.ndarray
     confidence: np.ndarray
+    looked_white: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
