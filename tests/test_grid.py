@@ -238,3 +238,10 @@ def test_dark_page_beside_the_grid_is_not_a_column():
     # "reshot" tier): the page's edge lies about a cell left of the grid, like one more column line.
     image = load_image(IMAGES / "grey_white_digits_14x12_reshot_on_black_page.jpg")
     assert [g.shape for g in locate_puzzles(image)] == [(14, 12)]
+
+
+def test_text_lines_below_the_grid_are_not_rows():
+    # guardian1244_photo_edited.jpg printed with text under it and photographed again: the page
+    # edge past the text keeps the row spacing, so the lattice ran on over two empty rows.
+    image = load_image(IMAGES / "guardian1244_photo_edited_reshot_text_below.jpg")
+    assert [g.shape for g in locate_puzzles(image)] == [(14, 12)]

@@ -545,6 +545,16 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
             if blank[:, k].mean() >= 0.9 and _dark_beyond(below.T.copy(), cols[[k, k + 1 if k == 0 else k - 1]],
                                                           rows):
                 col_sup[k] = 0.0
+        # Two empty rows running across it split the lattice: a grid on one side, text or a
+        # page edge that happens to keep the spacing on the other. The larger part stays.
+        split = _split_at_gap(row_sup, min_support)
+        if split is not None:
+            rows = rows[split]
+            continue
+        split = _split_at_gap(col_sup, min_support)
+        if split is not None:
+            cols = cols[split]
+            continue
         # The weakest outer row or column goes first; the rest are judged again without it.
         ends = [(row_sup[0], "top"), (row_sup[-1], "bottom"), (col_sup[0], "left"), (col_sup[-1], "right")]
         worst, side = min(ends)
@@ -564,6 +574,18 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
         rows = _extend_cut_off(rows, cols, cum_v)
         cols = _extend_cut_off(cols, rows, cum_h)
     return rows, cols
+
+
+def _split_at_gap(support: np.ndarray, min_support: float) -> slice | None:
+    """The edges (as a slice) of the larger part beside two or more unsupported inner bands."""
+    weak = np.concatenate([[False], support < min_support, [False]])
+    starts = np.nonzero(weak[1:] & ~weak[:-1])[0]
+    ends = np.nonzero(~weak[1:] & weak[:-1])[0]
+    for a, b in zip(starts, ends):  # bands a .. b-1 are weak
+        if b - a >= 2 and a > 0 and b < len(support):
+            before, after = a, len(support) - b
+            return slice(0, a + 1) if before >= after else slice(b, len(support) + 1)
+    return None
 
 
 def _extend_cut_off(bands: np.ndarray, lines: np.ndarray, resp_cum: np.ndarray) -> np.ndarray:
