@@ -255,7 +255,7 @@ def reconcile_reading(
     suspects = sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))
     # Cost of a value: how much less likely the readers found it than their likeliest, in log odds.
     costs = {k: {v: 0 if k in unread else
-                 round(_COST_SCALE * (math.log(max(p for _, p in options[k])) - math.log(max(p, 1e-9))))
+                 round(_COST_SCALE * (math.log(max(max(p for _, p in options[k]), 1e-9)) - math.log(max(p, 1e-9))))
                  for v, p in options[k]} for k in options}
     deadline = time.perf_counter() + min(time_limit_s, SEARCH_BUDGET_S)
 

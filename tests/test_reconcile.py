@@ -160,3 +160,11 @@ def test_a_puzzle_with_several_solutions_as_read_is_ambiguous_not_corrected():
     result = reconcile_reading(puzzle.n_rows, puzzle.n_cols, puzzle.whites, clue_cells, tuple(sides))
     assert result.status == "ambiguous" and result.puzzle == puzzle
     assert result.solution is not None and result.solution.status == "multiple"
+
+
+def test_alternatives_the_readers_gave_no_chance_at_all_are_still_weighed():
+    # A reader may give every alternative probability 0 (a blot it matched to nothing); the
+    # odds are then even, not a math error (a 15x15 photo crashed the CLI this way).
+    key = ((1, 4), "across")
+    result = _reconcile(_sides({key: ((21, 0.0), (24, 0.0))}))
+    assert result.status == "solved" and result.puzzle == TRUTH
