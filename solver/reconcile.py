@@ -13,7 +13,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 from .model import Cell, Clue, Puzzle, Solution
 from .solve import solve_puzzle
@@ -23,6 +23,8 @@ __all__ = ["SideReading", "Correction", "Reconciled", "reconcile_reading", "run_
 log = logging.getLogger(__name__)
 
 Direction = Literal["across", "down"]
+#: One side of a clue cell: the cell and which sum it holds.
+SideKey = tuple[Cell, Direction]
 
 #: A side read with at least this probability is trusted; the search never changes it.
 TRUSTED = 0.97
@@ -192,6 +194,7 @@ def reconcile_reading(
     givens: dict[Cell, int] | None = None,
     *,
     time_limit_s: float = 5.0,
+    resemble: Callable[[SideKey, SideKey], float] | None = None,
 ) -> Reconciled:
     """Pick the clue values that make the puzzle valid and uniquely solvable.
 
@@ -213,6 +216,11 @@ def reconcile_reading(
         Digits printed in white cells.
     time_limit_s : float
         Wall-clock budget for the whole search (capped at ``SEARCH_BUDGET_S``).
+    resemble : callable, optional
+        ``resemble(side_a, side_b)``: how alike (0..1) the two sides' printed numbers look. Two
+        numbers in one puzzle's font that look the same are the same number; when a rival
+        reading differs only where the readers' first choice looks like clues the readings agree
+        on and unlike the rival's, the first choice is confirmed (see ``_appearance_settles``).
     """
     givens = dict(givens or {})
     runs = {(s.cell, s.direction): _run_cells(whites, (s.cell, s.direction)) for s in sides}
@@ -357,6 +365,9 @@ def reconcile_reading(
             break
         if other_solution.status != "multiple" or not search.exclude(other):
             break
+    if isinstance(rival, dict) and resemble is not None and _appearance_settles(values, rival, raw_first, resemble):
+        log.info("rival reading set aside: the disputed numbers look like others read the same way")
+        rival = False
     puzzle = build(values)
     implausible = [k for k in values if costs[k][values[k]] > math.log(MAX_CORRECTION_ODDS) * _COST_SCALE]
     if rival is False and implausible:
@@ -387,6 +398,42 @@ def reconcile_reading(
     return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
                       problems=(f"two readings give a unique solution ({changes}); check these clues",),
                       suspect_runs=tuple(disputed))
+
+
+#: Likeness (0..1) a disputed number must reach with one printed the same elsewhere, and how many
+#: times further (in unlikeness, 1 - likeness) it must stay from every one printed as the rival
+#: reading has it. Measured on 30 rendered puzzles (bench clean and photo tiers): equal numbers
+#: 0.99 alike (median; 0.95 at the 5th percentile), a "3" and an "8", a "6" and an "8", a "5"
+#: and a "6" or a "1" and a "7" of one font 0.90-0.93 (median).
+_SAME_LOOK = 0.95
+_LOOK_RATIO = 3.0
+
+
+def _appearance_settles(values: dict, rival: dict, raw_first: dict,
+                        resemble: Callable[[SideKey, SideKey], float]) -> bool:
+    """Whether every side the two readings dispute is the readers' first choice and looks like it.
+
+    For a disputed side read ``a`` (the rival says ``b``), the anchors are undisputed sides the
+    readers read first as what both readings use: it must look like an anchor of value ``a``
+    (``_SAME_LOOK``) and clearly more so than like every anchor of value ``b`` (``_LOOK_RATIO``). Without anchors of
+    both values nothing is settled: a bold "8" may look much like a "3" when no "8" is at hand.
+    """
+    disputed = [k for k in values if values[k] != rival.get(k)]
+    anchors = [j for j in values if j not in disputed and values[j] == raw_first.get(j)]
+    for k in disputed:
+        if values[k] != raw_first.get(k):
+            return False
+        same = [j for j in anchors if values[j] == values[k]]
+        other = [j for j in anchors if values[j] == rival[k]]
+        if not same or not other:
+            return False
+        look_same = max(resemble(k, j) for j in same)
+        look_other = max(resemble(k, j) for j in other)
+        log.debug("%s read %s looks %.2f like a %s, %.2f like a %s", _describe_side(k), values[k], look_same,
+                  values[k], look_other, rival[k])
+        if look_same < _SAME_LOOK or 1.0 - look_other < _LOOK_RATIO * (1.0 - look_same):
+            return False
+    return bool(disputed)
 
 
 def _cannot_have_rival(first: dict, costs: dict, trusted: dict) -> bool:

@@ -168,3 +168,48 @@ def test_alternatives_the_readers_gave_no_chance_at_all_are_still_weighed():
     key = ((1, 4), "across")
     result = _reconcile(_sides({key: ((21, 0.0), (24, 0.0))}))
     assert result.status == "solved" and result.puzzle == TRUTH
+
+
+def _printed_like(truth, font_index: int = 0, degraded: bool = False):
+    """``resemble`` over the true clues printed in one held-out font (real renders, real likeness)."""
+    import numpy as np
+
+    from ocr_synth import degrade, load_trainer, render_clue_cell
+    from vision.ocr import WEAK_LEVELS, number_likeness, split_clue_cell
+
+    font = load_trainer().holdout_fonts()[font_index]
+    rng = np.random.default_rng(font_index)
+    ink = {}
+    for run in truth.runs:
+        down = run.total if run.direction == "down" else None
+        across = run.total if run.direction == "across" else None
+        cell = render_clue_cell(font, down, across, side=56, style="newspaper", rng=rng)
+        cell = degrade(cell, rng) if degraded else cell
+        halves = split_clue_cell(cell, weak_level=WEAK_LEVELS[1])
+        ink[(run.clue, run.direction)] = halves[0] if run.direction == "down" else halves[1]
+    return lambda a, b: number_likeness(ink[a], ink[b])
+
+
+# Two down clues, 12 and 16, read each way nearly as likely: swapped, the puzzle has one solution
+# too. Elsewhere a 12 and two 16s are read surely.
+_SWAP = (((0, 6), "down"), ((0, 7), "down"))
+
+
+def test_a_rival_reading_is_set_aside_when_the_numbers_look_like_others_read_the_same():
+    sides = _sides({_SWAP[0]: ((12, 0.5), (16, 0.45)), _SWAP[1]: ((16, 0.5), (12, 0.45))})
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    assert _reconcile(sides).status == "unreadable"  # without looking: two readings
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                               resemble=_printed_like(TRUTH))
+    assert result.status == "solved" and result.puzzle == TRUTH
+
+
+def test_looks_never_confirm_a_first_choice_that_is_wrong():
+    # The readers' first choices are the swapped values; the printed numbers are the true ones.
+    sides = _sides({_SWAP[0]: ((16, 0.5), (12, 0.45)), _SWAP[1]: ((12, 0.5), (16, 0.45))})
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    for font_index in range(4):
+        for degraded in (False, True):
+            result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                                       resemble=_printed_like(TRUTH, font_index, degraded))
+            assert result.status != "solved"

@@ -39,6 +39,7 @@ __all__ = [
     "GlyphReader",
     "TesseractReader",
     "split_clue_cell",
+    "number_likeness",
     "segment_digits",
     "read_number",
     "read_clue_cell",
@@ -66,10 +67,12 @@ _DIGIT_H = (0.09, 0.62)  # plausible digit height, fraction of the cell side
 _MAX_GLYPHS = 2
 _EDGE_STRIP = 0.07      # ink lying wholly this close to an edge is border, not digit
 _MAX_DIGIT_ASPECT = 1.1  # width / height of the widest single printed digit, with margin
+_LIKENESS_H = 24         # height numbers are scaled to before their ink is compared
+_MIN_PAIR_ASPECT = 0.7   # two touching digits are at least this wide for their height ("11" narrow)
 #: Two binarisations of every clue half, read and averaged: a low level keeps thin serif
 #: hairlines, a high one keeps the counters of small blurred digits open (a "3" closes into an
 #: "8" or a "2" at the low level); each fails where the other holds.
-WEAK_LEVELS = (0.25, 0.45)
+WEAK_LEVELS = (0.25, 0.45, 0.65)
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,6 +220,47 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
     return halves[0], halves[1]
 
 
+def number_likeness(half_a: np.ndarray, half_b: np.ndarray) -> float:
+    """How alike two halves' printed numbers look, 0..1.
+
+    Each half's digit pieces (from :func:`split_clue_cell`, specks and line remnants left out)
+    are cropped to their extent, scaled to one height and softened by a pixel, then compared by
+    cosine similarity at the best of a few small shifts; numbers of different widths are unlike.
+    Softening makes the measure indifferent to where a small number fell on the pixel grid.
+    """
+    shapes = []
+    for half in (half_a, half_b):
+        digits = np.zeros(half.shape, np.float32)
+        for g in _segment(half):
+            x, y, w, h = g.box_xy
+            digits[y:y + h, x:x + w] = np.maximum(digits[y:y + h, x:x + w], g.mask)
+        ys, xs = np.nonzero(digits)
+        if ys.size == 0:
+            return 0.0
+        ink = digits[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+        width = max(1, round(_LIKENESS_H * ink.shape[1] / ink.shape[0]))
+        shapes.append(cv2.resize(ink, (width, _LIKENESS_H), interpolation=cv2.INTER_AREA))
+    (a, b) = shapes
+    if abs(a.shape[1] - b.shape[1]) > 0.25 * max(a.shape[1], b.shape[1]):
+        return 0.0
+    pad = 3
+    width = max(a.shape[1], b.shape[1]) + 2 * pad
+    canvas_a = np.zeros((_LIKENESS_H + 2 * pad, width), np.float32)
+    canvas_a[pad:pad + _LIKENESS_H, pad:pad + a.shape[1]] = a
+    canvas_a = cv2.GaussianBlur(canvas_a, (0, 0), 1.0)
+    norm_a = float(np.sqrt((canvas_a ** 2).sum()))
+    best = 0.0
+    for dy in range(-2, 3):
+        for dx in range(-2, 3):
+            canvas_b = np.zeros_like(canvas_a)
+            canvas_b[pad + dy:pad + dy + _LIKENESS_H, pad + dx:pad + dx + b.shape[1]] = b
+            canvas_b = cv2.GaussianBlur(canvas_b, (0, 0), 1.0)
+            denom = norm_a * float(np.sqrt((canvas_b ** 2).sum()))
+            if denom > 0:
+                best = max(best, float((canvas_a * canvas_b).sum()) / denom)
+    return best
+
+
 # --------------------------------------------------------------------------------------------
 # Segmentation
 
@@ -225,6 +269,7 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
 class _Glyph:
     mask: np.ndarray          # cropped ink mask of one digit candidate
     box_xy: tuple[int, int, int, int]  # x, y, w, h in the 96x96 half
+    cut: bool = False         # one side of a piece of ink cut in two (maybe touching digits)
 
 
 def _is_diagonal_sliver(mask: np.ndarray) -> bool:
@@ -351,7 +396,7 @@ def _split_candidates(g: _Glyph) -> list[tuple[_Glyph, _Glyph]]:
         left, right = m[:, :c], m[:, c:]
         if left.any() and right.any():
             x, y, _, _ = g.box_xy
-            out.append((_Glyph(left, (x, y, c, h)), _Glyph(right, (x + c, y, w - c, h))))
+            out.append((_Glyph(left, (x, y, c, h), True), _Glyph(right, (x + c, y, w - c, h), True)))
     return out
 
 
@@ -401,12 +446,18 @@ def _hypothesis_weight(hyp: list[_Glyph], n_hyps: int) -> float:
 
     Printed digits are taller than wide: ink much wider than tall is more likely two touching
     digits (a bold "28") than one, so a one-digit reading of it is discounted when the split
-    reading exists, not excluded (a broad "4" or a digit with a line remnant stays readable).
+    reading exists, not excluded (a broad "4" or a digit with a line remnant stays readable);
+    a cut of ink too narrow for two digits is discounted in the same way.
     """
     if len(hyp) == 1 and n_hyps > 1:
         _, _, w, h = hyp[0].box_xy
         if w > _MAX_DIGIT_ASPECT * h:
             return 0.3
+    if len(hyp) == 2 and hyp[0].cut:
+        # The other way round: ink cut in two must be wide enough for two digits. A bold digit
+        # at a small size is nearly as wide as tall, and its left edge alone reads as a "1".
+        width = hyp[0].box_xy[2] + hyp[1].box_xy[2]
+        return float(np.clip((width / hyp[0].box_xy[3] - _MIN_PAIR_ASPECT) / 0.3, 0.25, 1.0))
     return 1.0
 
 

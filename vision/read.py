@@ -11,7 +11,7 @@ from solver.reconcile import SideReading
 
 from .cells import classify_cells
 from .grid import GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
-from .ocr import read_clues_two_readers, read_givens
+from .ocr import WEAK_LEVELS, number_likeness, read_clues_two_readers, read_givens, split_clue_cell
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border"]
@@ -49,6 +49,14 @@ class GridReading:
     rectified_lattice: Lattice | None = None
     #: Digits printed in white cells (pen marks and unsure reads are left out).
     givens: dict[Cell, int] = field(default_factory=dict)
+    #: Each side's ink, as a 96x96 mask binarised at the middle level (for comparing numbers).
+    ink: dict[tuple[Cell, str], np.ndarray] = field(default_factory=dict)
+
+    def resemble(self, side_a: tuple[Cell, str], side_b: tuple[Cell, str]) -> float:
+        """How alike two sides' printed numbers look, 0..1 (see :func:`vision.ocr.number_likeness`)."""
+        if side_a not in self.ink or side_b not in self.ink:
+            return 0.0
+        return number_likeness(self.ink[side_a], self.ink[side_b])
 
 
 def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX
@@ -180,6 +188,14 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     reads = read_clues_two_readers(crops, second_opinion=second_opinion) if crops else []
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []
+    ink: dict[tuple[Cell, str], np.ndarray] = {}
+    for cell, crop in zip(clue_cells, crops):
+        down_ink, across_ink = split_clue_cell(crop, weak_level=WEAK_LEVELS[1])
+        need_down, need_across = needs[cell]
+        if need_down:
+            ink[(cell, "down")] = down_ink
+        if need_across:
+            ink[(cell, "across")] = across_ink
     for cell, (down_read, across_read) in zip(clue_cells, reads):
         need_down, need_across = needs[cell]
         for direction, needed, read in (("down", need_down, down_read), ("across", need_across, across_read)):
@@ -196,7 +212,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     if givens:
         log.info("givens read: %s", givens)
     return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
-                       None, warped, read_lattice, givens)
+                       None, warped, read_lattice, givens, ink)
 
 
 def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: GridReading,
