@@ -422,10 +422,13 @@ def _appearance_settles(values: dict, rival: dict, raw_first: dict,
     anchors = [j for j in values if j not in disputed and values[j] == raw_first.get(j)]
     for k in disputed:
         if values[k] != raw_first.get(k):
+            log.debug("%s: the readers' first choice was %s, not %s", _describe_side(k), raw_first.get(k), values[k])
             return False
         same = [j for j in anchors if values[j] == values[k]]
         other = [j for j in anchors if values[j] == rival[k]]
         if not same or not other:
+            log.debug("%s: no clue read %s and none read %s to compare with", _describe_side(k),
+                      values[k] if not same else "", rival[k] if not other else "")
             return False
         look_same = max(resemble(k, j) for j in same)
         look_other = max(resemble(k, j) for j in other)
