@@ -7,7 +7,6 @@ renders by an equal-spaced lattice inside the grid's dark outer frame.
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import cv2
@@ -116,13 +115,11 @@ def test_heldout_fonts_are_not_trained_on():
 
 def test_synthetic_cells_in_unseen_fonts(heldout_fonts):
     cells = random_cells(heldout_fonts, 150, seed=11)
-    t0 = time.perf_counter()
     reads = ocr.GlyphReader().read_cells([c for c, _, _ in cells])
-    ms = (time.perf_counter() - t0) * 1000 / len(cells)
     numbers, digits, confident_wrong = _score(cells, reads)
     assert numbers >= 0.97 and digits >= 0.97
     assert confident_wrong <= 0.01
-    assert ms < 40  # ~5 ms on an idle core; loose for a shared CI machine
+    # Speed per cell: bench/ocr.py.
 
 
 def test_degraded_synthetic_cells_in_unseen_fonts(heldout_fonts):
