@@ -285,7 +285,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if puzzle is not None:
         results = [solve_puzzle_file(puzzle, time_limit_s=args.time_limit)]
     else:
-        results = solve_image(image, time_limit_s=args.time_limit)
+        try:
+            results = solve_image(image, time_limit_s=args.time_limit)
+        except GridNotFoundError:
+            if args.debug:
+                _write_debug(Path(args.debug), path.stem, image, [])
+            raise
         out = Path(args.output) if args.output else Path(f"{path.stem}.solved.png")
         _write_image(out, annotate_image(image, results))
         log.info("annotated image written to %s", out)

@@ -59,6 +59,18 @@ def test_debug_writes_one_picture_per_stage(tmp_path, capsys):
         assert any(stage in n for n in names), names
 
 
+def test_debug_without_a_grid_shows_the_ink_the_locator_searched(tmp_path, capsys):
+    src = tmp_path / "paper.png"
+    rng = np.random.default_rng(0)
+    cv2.imwrite(str(src), (200 + rng.integers(0, 40, (300, 400, 3))).astype(np.uint8))
+    code, _, err = run(["solve", src, "-o", tmp_path / "o.png", "--debug", tmp_path / "dbg"], capsys)
+    assert code == ExitCode.grid_not_found
+    assert "no puzzle grid found" in err
+    names = sorted(p.name for p in (tmp_path / "dbg").iterdir())
+    assert names == ["paper-1-grids.png", "paper-1-ink.png"]
+    assert not (tmp_path / "o.png").exists()
+
+
 def test_inconsistent_clues_exit_unsolvable(tmp_path, capsys):
     code, out, err = run(["solve", SAMPLES / "magazine_10x10_unbalanced.png", "-o", tmp_path / "o.png", "--json"],
                          capsys)

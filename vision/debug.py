@@ -6,6 +6,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .grid import detection_mask
 from .read import GridReading
 
 __all__ = ["draw_stages"]
@@ -30,6 +31,9 @@ def draw_stages(image: np.ndarray, quads_xy: list[np.ndarray], readings: list[Gr
         cv2.putText(overview, str(k + 1), tuple(int(v) for v in pts[0]), cv2.FONT_HERSHEY_SIMPLEX, 1.2,
                     (0, 0, 255), 3)
     pictures["1-grids"] = overview
+    if not quads_xy:
+        # Nothing found: show the ink the locator searched, so a user sees what it saw.
+        pictures["1-ink"] = detection_mask(image)
     for k, rd in enumerate(readings, start=1):
         if rd.rectified is not None and rd.rectified_lattice is not None:
             base, lat = rd.rectified, rd.rectified_lattice

@@ -23,6 +23,7 @@ __all__ = [
     "rectify",
     "find_lattice",
     "locate_puzzles",
+    "detection_mask",
     "MIN_CELLS",
     "MAX_CELLS",
 ]
@@ -85,6 +86,12 @@ def find_grids(image_bgr: np.ndarray) -> list[Quad]:
         then left to right). Empty when no grid is visible.
     """
     return [g.quad for g in locate_puzzles(image_bgr)]
+
+
+def detection_mask(image_bgr: np.ndarray) -> np.ndarray:
+    """The ink the locator looks for grids in (white on black, at detection size): for --debug."""
+    small, _ = downscale_for_detection(_to_gray(image_bgr), _DETECT_SIDE)
+    return _ink_mask(small)
 
 
 def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometry]:
