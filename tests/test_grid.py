@@ -245,3 +245,10 @@ def test_text_lines_below_the_grid_are_not_rows():
     # edge past the text keeps the row spacing, so the lattice ran on over two empty rows.
     image = load_image(IMAGES / "guardian1244_photo_edited_reshot_text_below.jpg")
     assert [g.shape for g in locate_puzzles(image)] == [(14, 12)]
+
+
+def test_a_grid_counted_two_ways_equally_well_takes_the_square_cells():
+    # A rendered photo whose grid two ink blobs outline alike: one outline's rows fit as 15, the
+    # other's as 14, both with a perfect lattice score. Printed cells are square: 15.
+    image = load_image(IMAGES / "render_photo_15x13_two_counts.png")
+    assert [g.shape for g in locate_puzzles(image)] == [(15, 13)]

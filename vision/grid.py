@@ -752,10 +752,23 @@ def _drop_nested(found):
                 same = cv2.contourArea(quad_xy) > 0.8 * cv2.contourArea(kq)
                 if contrast > kc * (1.0 if same else 1.2):
                     keep[k] = item
+                elif same and contrast >= kc - 0.02 and item[2] != kept[2] \
+                        and _squareness(quad_xy, item[2]) < _squareness(kq, kept[2]):
+                    # As clear, counted differently (a row more or less in the same outline):
+                    # printed cells are square.
+                    keep[k] = item
                 break
         if not dup:
             keep.append(item)
     return keep
+
+
+def _squareness(quad_xy: np.ndarray, shape: tuple[int, int]) -> float:
+    """How far from square (|log| of height over width) the cells of ``shape`` in a quad are."""
+    tl, tr, br, bl = np.asarray(quad_xy, np.float64)
+    width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2 / shape[1]
+    height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2 / shape[0]
+    return abs(float(np.log(max(height, 1e-6) / max(width, 1e-6))))
 
 
 def _refine(gray: np.ndarray, quad_xy: np.ndarray, contrast: float, shape: tuple[int, int],
