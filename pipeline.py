@@ -172,7 +172,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
             reading = read_grid(image, geometry, second_opinion=True)
             rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
                                     reading.sides, reading.givens, time_limit_s=time_limit_s,
-                                    resemble=reading.resemble)
+                                    resemble=reading.resemble, resemble_digits=reading.resemble_digits)
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
                                     time.perf_counter() - start))

@@ -194,7 +194,8 @@ def reconcile_reading(
     givens: dict[Cell, int] | None = None,
     *,
     time_limit_s: float = 5.0,
-    resemble: Callable[[SideKey, SideKey], float] | None = None,
+    resemble: Callable[[SideKey, SideKey], float | None] | None = None,
+    resemble_digits: Callable[[SideKey, int, int, SideKey, int, int], float | None] | None = None,
 ) -> Reconciled:
     """Pick the clue values that make the puzzle valid and uniquely solvable.
 
@@ -217,10 +218,15 @@ def reconcile_reading(
     time_limit_s : float
         Wall-clock budget for the whole search (capped at ``SEARCH_BUDGET_S``).
     resemble : callable, optional
-        ``resemble(side_a, side_b)``: how alike (0..1) the two sides' printed numbers look. Two
+        ``resemble(side_a, side_b)``: how alike (0..1) the two sides' printed numbers look, or
+        None where they cannot be compared (then that pair says nothing). Two
         numbers in one puzzle's font that look the same are the same number; when a rival
         reading differs only where the readers' first choice looks like clues the readings agree
         on and unlike the rival's, the first choice is confirmed (see ``_appearance_settles``).
+    resemble_digits : callable, optional
+        ``resemble_digits(side_a, n_a, i_a, side_b, n_b, i_b)``: the same for digit ``i_a`` of
+        side A's number read as ``n_a`` digits and digit ``i_b`` of side B's; used where no clue
+        elsewhere has the whole disputed value (a "3" is compared with the "3" of a "13").
     """
     givens = dict(givens or {})
     runs = {(s.cell, s.direction): _run_cells(whites, (s.cell, s.direction)) for s in sides}
@@ -365,7 +371,8 @@ def reconcile_reading(
             break
         if other_solution.status != "multiple" or not search.exclude(other):
             break
-    if isinstance(rival, dict) and resemble is not None and _appearance_settles(values, rival, raw_first, resemble):
+    if isinstance(rival, dict) and resemble is not None \
+            and _appearance_settles(values, rival, raw_first, resemble, resemble_digits):
         log.info("rival reading set aside: the disputed numbers look like others read the same way")
         rival = False
     puzzle = build(values)
@@ -410,32 +417,55 @@ _LOOK_RATIO = 3.0
 
 
 def _appearance_settles(values: dict, rival: dict, raw_first: dict,
-                        resemble: Callable[[SideKey, SideKey], float]) -> bool:
+                        resemble: Callable[[SideKey, SideKey], float | None],
+                        resemble_digits: Callable[[SideKey, int, int, SideKey, int, int], float | None] | None = None
+                        ) -> bool:
     """Whether every side the two readings dispute is the readers' first choice and looks like it.
 
     For a disputed side read ``a`` (the rival says ``b``), the anchors are undisputed sides the
     readers read first as what both readings use: it must look like an anchor of value ``a``
-    (``_SAME_LOOK``) and clearly more so than like every anchor of value ``b`` (``_LOOK_RATIO``). Without anchors of
-    both values nothing is settled: a bold "8" may look much like a "3" when no "8" is at hand.
+    (``_SAME_LOOK``) and clearly more so than like every anchor of value ``b`` (``_LOOK_RATIO``).
+    Without anchors of both values, each digit where ``a`` and ``b`` differ is compared in the
+    same way with that digit wherever it is printed in an anchor (given ``resemble_digits``).
+    Without anchors for both that can be compared, nothing is settled: a bold "8" may look much
+    like a "3" when no "8" is at hand.
     """
+
+    def nearest(likeness: list[float | None]) -> float | None:
+        known = [v for v in likeness if v is not None]
+        return max(known) if known else None
+
     disputed = [k for k in values if values[k] != rival.get(k)]
     anchors = [j for j in values if j not in disputed and values[j] == raw_first.get(j)]
     for k in disputed:
         if values[k] != raw_first.get(k):
             log.debug("%s: the readers' first choice was %s, not %s", _describe_side(k), raw_first.get(k), values[k])
             return False
+        a, b = str(values[k]), str(rival[k])
         same = [j for j in anchors if values[j] == values[k]]
         other = [j for j in anchors if values[j] == rival[k]]
-        if not same or not other:
-            log.debug("%s: no clue read %s and none read %s to compare with", _describe_side(k),
-                      values[k] if not same else "", rival[k] if not other else "")
+        looks: list[tuple[float | None, float | None]] = []
+        if same and other:
+            looks = [(nearest([resemble(k, j) for j in same]), nearest([resemble(k, j) for j in other]))]
+        if (not looks or None in looks[0]) and resemble_digits is not None and len(a) == len(b):
+            looks = []
+            for i in (i for i in range(len(a)) if a[i] != b[i]):
+                places = [(j, q, str(values[j])) for j in anchors for q in range(len(str(values[j])))]
+                same_at = [(j, q, len(v)) for j, q, v in places if v[q] == a[i]]
+                other_at = [(j, q, len(v)) for j, q, v in places if v[q] == b[i]]
+                if not same_at or not other_at:
+                    looks = []
+                    break
+                looks.append((nearest([resemble_digits(k, len(a), i, j, n, q) for j, q, n in same_at]),
+                              nearest([resemble_digits(k, len(a), i, j, n, q) for j, q, n in other_at])))
+        if not looks or any(None in look for look in looks):
+            log.debug("%s: nothing printed as %s and as %s to compare with", _describe_side(k), a, b)
             return False
-        look_same = max(resemble(k, j) for j in same)
-        look_other = max(resemble(k, j) for j in other)
-        log.debug("%s read %s looks %.2f like a %s, %.2f like a %s", _describe_side(k), values[k], look_same,
-                  values[k], look_other, rival[k])
-        if look_same < _SAME_LOOK or 1.0 - look_other < _LOOK_RATIO * (1.0 - look_same):
-            return False
+        for look_same, look_other in looks:
+            log.debug("%s read %s looks %.2f like a %s, %.2f like a %s", _describe_side(k), a, look_same, a,
+                      look_other, b)
+            if look_same < _SAME_LOOK or 1.0 - look_other < _LOOK_RATIO * (1.0 - look_same):
+                return False
     return bool(disputed)
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from solver.formats import load_puzzle
 from solver.reconcile import SideReading, reconcile_reading
 
@@ -187,7 +189,19 @@ def _printed_like(truth, font_index: int = 0, degraded: bool = False):
         cell = degrade(cell, rng) if degraded else cell
         halves = split_clue_cell(cell, weak_level=WEAK_LEVELS[1])
         ink[(run.clue, run.direction)] = halves[0] if run.direction == "down" else halves[1]
-    return lambda a, b: number_likeness(ink[a], ink[b])
+    return lambda a, b: number_likeness(ink[a], ink[b]), _digits_alike(ink)
+
+
+def _digits_alike(ink):
+    """``resemble_digits`` over rendered ink: digit by digit, where the ink splits into digits."""
+    from vision.ocr import digit_pieces, ink_likeness
+
+    def alike(a, n_a, i_a, b, n_b, i_b):
+        pa, pb = digit_pieces(ink[a]), digit_pieces(ink[b])
+        if len(pa) != n_a or len(pb) != n_b:
+            return None
+        return ink_likeness(pa[i_a], pb[i_b])
+    return alike
 
 
 # Two down clues, 12 and 16, read each way nearly as likely: swapped, the puzzle has one solution
@@ -199,17 +213,33 @@ def test_a_rival_reading_is_set_aside_when_the_numbers_look_like_others_read_the
     sides = _sides({_SWAP[0]: ((12, 0.5), (16, 0.45)), _SWAP[1]: ((16, 0.5), (12, 0.45))})
     clue_cells = tuple(sorted({s.cell for s in sides}))
     assert _reconcile(sides).status == "unreadable"  # without looking: two readings
-    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
-                               resemble=_printed_like(TRUTH))
+    resemble, _ = _printed_like(TRUTH)
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides, resemble=resemble)
     assert result.status == "solved" and result.puzzle == TRUTH
 
 
-def test_looks_never_confirm_a_first_choice_that_is_wrong():
+@pytest.mark.parametrize("swap, a, b", [(_SWAP, 12, 16), ((((6, 5), "across"), ((7, 5), "across")), 5, 3)])
+def test_looks_never_confirm_a_first_choice_that_is_wrong(swap, a, b):
     # The readers' first choices are the swapped values; the printed numbers are the true ones.
-    sides = _sides({_SWAP[0]: ((16, 0.5), (12, 0.45)), _SWAP[1]: ((12, 0.5), (16, 0.45))})
+    sides = _sides({swap[0]: ((b, 0.5), (a, 0.45)), swap[1]: ((a, 0.5), (b, 0.45))})
     clue_cells = tuple(sorted({s.cell for s in sides}))
     for font_index in range(4):
         for degraded in (False, True):
+            resemble, resemble_digits = _printed_like(TRUTH, font_index, degraded)
             result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
-                                       resemble=_printed_like(TRUTH, font_index, degraded))
+                                       resemble=resemble, resemble_digits=resemble_digits)
             assert result.status != "solved"
+
+
+def test_digits_printed_inside_other_numbers_witness_when_no_whole_number_does():
+    # Across clues 5 and 3 (rows 7 and 8, column 6) read each way nearly as likely; no other clue
+    # is a 5 or a 3, but 15, 35, 23 and 30 print those digits.
+    swap = (((6, 5), "across"), ((7, 5), "across"))
+    sides = _sides({swap[0]: ((5, 0.5), (3, 0.45)), swap[1]: ((3, 0.5), (5, 0.45))})
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    resemble, resemble_digits = _printed_like(TRUTH)
+    alone = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides, resemble=resemble)
+    assert alone.status == "unreadable"  # no whole number to compare with
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                               resemble=resemble, resemble_digits=resemble_digits)
+    assert result.status == "solved" and result.puzzle == TRUTH

@@ -11,7 +11,8 @@ from solver.reconcile import SideReading
 
 from .cells import classify_cells
 from .grid import GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
-from .ocr import WEAK_LEVELS, number_likeness, read_clues_two_readers, read_givens, split_clue_cell
+from .ocr import (WEAK_LEVELS, digit_pieces, ink_likeness, number_likeness, read_clues_two_readers, read_givens,
+                  split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border"]
@@ -52,11 +53,24 @@ class GridReading:
     #: Each side's ink, as a 96x96 mask binarised at the middle level (for comparing numbers).
     ink: dict[tuple[Cell, str], np.ndarray] = field(default_factory=dict)
 
-    def resemble(self, side_a: tuple[Cell, str], side_b: tuple[Cell, str]) -> float:
-        """How alike two sides' printed numbers look, 0..1 (see :func:`vision.ocr.number_likeness`)."""
+    def resemble(self, side_a: tuple[Cell, str], side_b: tuple[Cell, str]) -> float | None:
+        """How alike two sides' printed numbers look, 0..1, or None where they cannot be compared
+        (see :func:`vision.ocr.number_likeness`)."""
         if side_a not in self.ink or side_b not in self.ink:
-            return 0.0
+            return None
         return number_likeness(self.ink[side_a], self.ink[side_b])
+
+    def resemble_digits(self, side_a: tuple[Cell, str], digits_a: int, at_a: int,
+                        side_b: tuple[Cell, str], digits_b: int, at_b: int) -> float | None:
+        """How alike digit ``at_a`` of side A's number (taken as ``digits_a`` digits long) looks to
+        digit ``at_b`` of side B's, 0..1; None where a side's ink is not that many separate pieces."""
+        pieces = []
+        for side, n, at in ((side_a, digits_a, at_a), (side_b, digits_b, at_b)):
+            found = digit_pieces(self.ink[side]) if side in self.ink else []
+            if len(found) != n:
+                return None
+            pieces.append(found[at])
+        return ink_likeness(pieces[0], pieces[1])
 
 
 def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX
