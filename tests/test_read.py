@@ -7,8 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
-from solver.formats import load_puzzle
+from pipeline import solve_image
+from solver.formats import grid_tokens, load_puzzle
 from vision.grid import locate_puzzles, refine_lattice_mesh, remap_to_mesh
+from vision.imageio import load_image
 from vision.read import layout_doubt, read_grid, rectify_for_reading
 
 IMAGES = Path(__file__).parent / "data" / "images"
@@ -125,3 +127,14 @@ def test_printable_pdf_page_reads_givens_and_solves_as_its_answer_page():
     assert n_givens == 16
     # Row 7, column 2 and row 7, column 7 of puzzle 1 are light grey blocks, not white cells.
     assert not {(6, 1), (6, 6)} & puzzles[0].puzzle.whites
+
+
+def test_pale_tinted_clue_cells_as_light_as_the_white_ones_are_told_apart_by_tint():
+    # Pale yellow clue and block cells on cream paper, of one lightness: in a 7x7 the tinted
+    # cells are the most, so the white cells are the light ones whose tint differs from the
+    # cells with a diagonal (a rendered book page; the whole grid was once taken for blocks).
+    image = load_image(IMAGES / "pale_yellow_clues_7x7.jpg")
+    truth = load_puzzle(IMAGES / "pale_yellow_clues_7x7.txt")
+    results = solve_image(image)
+    assert [r.status for r in results] == ["solved"]
+    assert grid_tokens(results[0].puzzle) == grid_tokens(truth)

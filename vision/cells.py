@@ -21,6 +21,9 @@ __all__ = ["classify_cells", "measure_cells", "CellFeatures"]
 #: Relative darkness from which a cell is printed black, whatever the light (a shadow on white
 #: paper stays lighter than this).
 _BLOCK_TONE = 0.6
+#: Lab a*b* distance from which two papers are told apart by tint (the clue cells' and the white
+#: cells'); print and photo noise in one paper stay well below it.
+_TINT_APART = 8.0
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +102,14 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     # Colour is relative to the lightest cells' own tint: under warm light, or on tinted paper,
     # the white cells are the coloured ones and the grey or black cells the neutral ones.
     lightest = tone <= max(0.1, float(np.percentile(tone, 10)))
+    # Tinted clue cells as light as the white ones (pale yellow on cream) make half the lightest
+    # cells tinted, and in a small grid with tinted blocks the most: then the white cells are
+    # the light cells whose tint stands apart from that of the cells with a diagonal (clues).
+    with_diagonal = diagonal > 0.3
+    if with_diagonal.sum() >= 2:
+        apart = np.linalg.norm(tint - np.median(tint[with_diagonal], axis=0), axis=2) > _TINT_APART
+        if (lightest & apart).sum() >= 2:
+            lightest &= apart
     ref = np.median(tint[lightest], axis=0)
     colour = np.linalg.norm(tint - ref, axis=2)
     return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1))
