@@ -129,12 +129,19 @@ def test_printable_pdf_page_reads_givens_and_solves_as_its_answer_page():
     assert not {(6, 1), (6, 6)} & puzzles[0].puzzle.whites
 
 
-def test_pale_tinted_clue_cells_as_light_as_the_white_ones_are_told_apart_by_tint():
+@pytest.mark.parametrize("name", [
     # Pale yellow clue and block cells on cream paper, of one lightness: in a 7x7 the tinted
-    # cells are the most, so the white cells are the light ones whose tint differs from the
-    # cells with a diagonal (a rendered book page; the whole grid was once taken for blocks).
-    image = load_image(IMAGES / "pale_yellow_clues_7x7.jpg")
-    truth = load_puzzle(IMAGES / "pale_yellow_clues_7x7.txt")
+    # cells are the most (the whole grid was once taken for blocks).
+    "pale_yellow_clues_7x7",
+    # Pale green clue triangles on black, and whole green clue cells: the light cells with a
+    # diagonal are green, and must not become the white cells' reference tint.
+    "pale_green_clues_on_black_9x9",
+])
+def test_pale_tinted_clue_cells_as_light_as_the_white_ones_are_told_apart_by_tint(name):
+    # Crops of rendered book pages. The white cells are the light cells without a diagonal whose
+    # tint stands apart from that of the cells with one.
+    image = load_image(IMAGES / f"{name}.jpg")
+    truth = load_puzzle(IMAGES / f"{name}.txt")
     results = solve_image(image)
     assert [r.status for r in results] == ["solved"]
     assert grid_tokens(results[0].puzzle) == grid_tokens(truth)

@@ -102,10 +102,13 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     # Colour is relative to the lightest cells' own tint: under warm light, or on tinted paper,
     # the white cells are the coloured ones and the grey or black cells the neutral ones.
     lightest = tone <= max(0.1, float(np.percentile(tone, 10)))
-    # Tinted clue cells as light as the white ones (pale yellow on cream) make half the lightest
-    # cells tinted, and in a small grid with tinted blocks the most: then the white cells are
-    # the light cells whose tint stands apart from that of the cells with a diagonal (clues).
+    # Tinted clue cells as light as the white ones (pale yellow on cream) make many of the
+    # lightest cells tinted, and with tinted blocks too, most of them: the white cells are the
+    # light ones without a diagonal, and of those the ones whose tint stands apart from that of
+    # the cells with a diagonal (the clues).
     with_diagonal = diagonal > 0.3
+    if (lightest & ~with_diagonal).sum() >= 2:
+        lightest &= ~with_diagonal
     if with_diagonal.sum() >= 2:
         apart = np.linalg.norm(tint - np.median(tint[with_diagonal], axis=0), axis=2) > _TINT_APART
         if (lightest & apart).sum() >= 2:
