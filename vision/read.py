@@ -50,15 +50,26 @@ class GridReading:
     rectified_lattice: Lattice | None = None
     #: Digits printed in white cells (pen marks and unsure reads are left out).
     givens: dict[Cell, int] = field(default_factory=dict)
-    #: Each side's ink, as a 96x96 mask binarised at the middle level (for comparing numbers).
+    #: Each side's ink, as a 96x96 mask binarised at the middle level, cut when first compared.
     ink: dict[tuple[Cell, str], np.ndarray] = field(default_factory=dict)
+
+    def _side_ink(self, side: tuple[Cell, str]) -> np.ndarray | None:
+        # Only readings with a rival compare numbers, so the halves are cut on demand.
+        cell, _ = side
+        if side not in self.ink and cell in self.clue_cells and self.rectified is not None \
+                and self.rectified_lattice is not None:
+            crop = _cell_crop(self.rectified, self.rectified_lattice, *cell)
+            down, across = split_clue_cell(crop, weak_level=WEAK_LEVELS[1])
+            self.ink[(cell, "down")], self.ink[(cell, "across")] = down, across
+        return self.ink.get(side)
 
     def resemble(self, side_a: tuple[Cell, str], side_b: tuple[Cell, str]) -> float | None:
         """How alike two sides' printed numbers look, 0..1, or None where they cannot be compared
         (see :func:`vision.ocr.number_likeness`)."""
-        if side_a not in self.ink or side_b not in self.ink:
+        ink_a, ink_b = self._side_ink(side_a), self._side_ink(side_b)
+        if ink_a is None or ink_b is None:
             return None
-        return number_likeness(self.ink[side_a], self.ink[side_b])
+        return number_likeness(ink_a, ink_b)
 
     def resemble_digits(self, side_a: tuple[Cell, str], digits_a: int, at_a: int,
                         side_b: tuple[Cell, str], digits_b: int, at_b: int) -> float | None:
@@ -66,7 +77,8 @@ class GridReading:
         digit ``at_b`` of side B's, 0..1; None where a side's ink is not that many separate pieces."""
         pieces = []
         for side, n, at in ((side_a, digits_a, at_a), (side_b, digits_b, at_b)):
-            found = digit_pieces(self.ink[side]) if side in self.ink else []
+            ink = self._side_ink(side)
+            found = digit_pieces(ink) if ink is not None else []
             if len(found) != n:
                 return None
             pieces.append(found[at])
@@ -202,14 +214,6 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     reads = read_clues_two_readers(crops, second_opinion=second_opinion) if crops else []
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []
-    ink: dict[tuple[Cell, str], np.ndarray] = {}
-    for cell, crop in zip(clue_cells, crops):
-        down_ink, across_ink = split_clue_cell(crop, weak_level=WEAK_LEVELS[1])
-        need_down, need_across = needs[cell]
-        if need_down:
-            ink[(cell, "down")] = down_ink
-        if need_across:
-            ink[(cell, "across")] = across_ink
     for cell, (down_read, across_read) in zip(clue_cells, reads):
         need_down, need_across = needs[cell]
         for direction, needed, read in (("down", need_down, down_read), ("across", need_across, across_read)):
@@ -226,7 +230,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     if givens:
         log.info("givens read: %s", givens)
     return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
-                       None, warped, read_lattice, givens, ink)
+                       None, warped, read_lattice, givens)
 
 
 def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: GridReading,
