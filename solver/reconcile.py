@@ -41,6 +41,12 @@ MAX_CORRECTION_ODDS = 30.0
 #: doubts that add up mean the cells themselves were probably misread (a clue cell taken for a
 #: white one changes the runs, and enough corrections then fit any layout).
 MAX_TOTAL_CORRECTION_ODDS = 100.0
+#: More corrections than this and the reading is not called solved, however likely: each is sure
+#: only among the values the readers offered, and the more clues were misread, the likelier one
+#: of them is a misread whose truth was never offered. Measured (bench/accuracy.py, seed 2, 60 per
+#: tier): right solves needed 0-3 corrections but for 3 of 290 (4 each); a variant reader once
+#: solved two page puzzles wrongly with 4 and 5 cheap corrections (odds 1:2 and 1:3).
+MAX_CORRECTIONS = 3
 #: How much less likely (natural log of the odds) a rival reading may be and still count: 1 in 20.
 RIVAL_ODDS = math.log(20)
 #: More clues than this share left illegible, and the search is not tried.
@@ -390,6 +396,12 @@ def reconcile_reading(
                           problems=(f"the clues fit only after {len(changed)} corrections that together are "
                                     f"unlikely (1 in {math.exp(cost / _COST_SCALE):.0f}); check the cells and "
                                     "these clues: " + ", ".join(_describe_side(k) for k in changed[:6]),),
+                          suspect_runs=tuple(changed))
+    if rival is False and len(changed) > MAX_CORRECTIONS:
+        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
+                          problems=(f"the clues fit only after {len(changed)} corrections, too many to trust; "
+                                    "check the cells and these clues: "
+                                    + ", ".join(_describe_side(k) for k in changed[:6]),),
                           suspect_runs=tuple(changed))
     if rival is False:
         if values != first:

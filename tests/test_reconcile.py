@@ -134,8 +134,10 @@ def test_many_corrections_that_together_are_unlikely_are_not_presented_as_solved
     assert result.status == "unreadable" and result.solution is None
     assert "5 corrections" in result.problems[0] and "together" in result.problems[0]
     assert set(result.suspect_runs) == set(keys)
-    # The same five doubts, each even odds, are still corrected (1 in ~3 all told).
-    for key in keys:
+    # The same doubts on three of them, each even odds, are still corrected (1 in ~2 all told;
+    # five would be more corrections than are trusted, see the test below).
+    overrides = {}
+    for key in keys[:3]:
         truth = _clue(*key, TRUTH)
         overrides[key] = ((truth - 1, 0.55), (truth, 0.45))
     result = _reconcile(_sides(overrides))
@@ -243,3 +245,17 @@ def test_digits_printed_inside_other_numbers_witness_when_no_whole_number_does()
     result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
                                resemble=resemble, resemble_digits=resemble_digits)
     assert result.status == "solved" and result.puzzle == TRUTH
+
+
+def test_more_corrections_than_can_be_trusted_are_not_presented_as_solved():
+    # Four clues misread, each with the truth as a close second choice: the rules single out the
+    # true reading, but with that many misreads one whose truth was not offered becomes likely.
+    keys = [((1, 4), "across"), ((2, 3), "down"), ((0, 1), "down"), ((0, 2), "down")]
+    overrides = {}
+    for key in keys:
+        truth = _clue(*key, TRUTH)
+        overrides[key] = ((truth + 1 if truth < 40 else truth - 1, 0.5), (truth, 0.45))
+    result = _reconcile(_sides(overrides))
+    assert result.status == "unreadable" and result.solution is None
+    assert "too many to trust" in result.problems[0]
+    assert {(c.cell, c.direction) for c in result.corrections} == set(keys)
