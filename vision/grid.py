@@ -546,11 +546,10 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
         # grid's ends, is a dark page or desk beside the grid (its edge looks like one more
         # line). A grid's own blank border row ends with the grid.
         blank = share >= _BLANK_INK
-        for k in (0, -1):
-            if blank[k].mean() >= 0.9 and _dark_beyond(below, rows[[k, k + 1 if k == 0 else k - 1]], cols):
+        for k, edges in ((0, [0, 1]), (-1, [-1, -2])):
+            if blank[k].mean() >= 0.9 and _dark_beyond(below, rows[edges], cols):
                 row_sup[k] = 0.0
-            if blank[:, k].mean() >= 0.9 and _dark_beyond(below.T.copy(), cols[[k, k + 1 if k == 0 else k - 1]],
-                                                          rows):
+            if blank[:, k].mean() >= 0.9 and _dark_beyond(below.T.copy(), cols[edges], rows):
                 col_sup[k] = 0.0
         # Two empty rows running across it split the lattice: a grid on one side, text or a
         # page edge that happens to keep the spacing on the other. The larger part stays.
@@ -683,15 +682,6 @@ def _below_cut(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarr
     return cv2.integral((gray < cut).astype(np.uint8)).astype(np.float64)
 
 
-def _dark_cells(below: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """(n_rows, n_cols) bool: cells mostly covered by ink (black cells), by their median.
-
-    ``below`` is the integral image from :func:`_below_cut`: a median below the cut means more
-    than half the pixels are below it.
-    """
-    return _ink_share(below, rows, cols) > 0.5
-
-
 def _dark_beyond(below: np.ndarray, band: np.ndarray, lines: np.ndarray) -> bool:
     """Whether the cell-sized stretch of ``band`` just past either end of the grid is dark too.
 
@@ -709,7 +699,11 @@ def _dark_beyond(below: np.ndarray, band: np.ndarray, lines: np.ndarray) -> bool
 
 
 def _ink_share(below: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """(n_rows, n_cols): the share of each cell's middle (a fifth of a cell in) below the cut."""
+    """(n_rows, n_cols): the share of each cell's middle (a fifth of a cell in) below the cut.
+
+    ``below`` is the integral image from :func:`_below_cut`; a share over a half means the
+    cell's median is ink (a black cell).
+    """
     h, w = below.shape[0] - 1, below.shape[1] - 1
     dy, dx = 0.2 * np.diff(rows), 0.2 * np.diff(cols)
     ya = np.clip(np.round(rows[:-1] + dy), 0, h).astype(int)
