@@ -106,7 +106,8 @@ def render_text(font_path: str, text: str, size: int = 96, spacing: int = 0) -> 
 
 
 def degrade(ink: np.ndarray, rng: np.random.Generator, *, heavy: bool = False) -> np.ndarray:
-    """Turn a large clean ink mask into a small, binarised, plausibly printed/photographed one."""
+    """Turn a large clean ink mask into a small, plausibly printed/photographed glyph: uint8 ink
+    strength where a threshold finds ink, 0 elsewhere."""
     a = ink.copy()
     # Stroke thickness (at render scale).
     k = int(rng.integers(-3, 4)) if heavy or rng.random() < 0.6 else 0
@@ -128,7 +129,7 @@ def degrade(ink: np.ndarray, rng: np.random.Generator, *, heavy: bool = False) -
     a = cv2.warpAffine(a, m, (w, h), flags=cv2.INTER_LINEAR)
     ys, xs = np.nonzero(a > 0.05)
     if ys.size == 0:
-        return np.zeros((4, 4), bool)
+        return np.zeros((4, 4), np.uint8)
     a = a[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
     a = cv2.copyMakeBorder(a, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=0)
     # Print size: clue digits are often only 7..15 px tall.
@@ -141,6 +142,8 @@ def degrade(ink: np.ndarray, rng: np.random.Generator, *, heavy: bool = False) -
         a = cv2.GaussianBlur(a, (0, 0), blur)
     a = a + rng.normal(0, rng.uniform(0, 0.2 if heavy else 0.1), a.shape).astype(np.float32)
     mask = a > rng.uniform(0.3, 0.65)
+    # The reader sees each ink pixel's strength relative to the darkest ink (vision.ocr._ink_mask).
+    soft = np.where(mask, np.clip(np.rint(255.0 * a / max(float(a.max()), 1e-3)), 1, 255), 0).astype(np.uint8)
     # Cut by the cell border or the diagonal.
     if rng.random() < (0.3 if heavy else 0.12):
         ys, xs = np.nonzero(mask)
@@ -155,7 +158,7 @@ def degrade(ink: np.ndarray, rng: np.random.Generator, *, heavy: bool = False) -
                 mask[:, : xs.min() + int(frac * (xs.max() - xs.min() + 1))] = False
             else:
                 mask[:, xs.max() - int(frac * (xs.max() - xs.min() + 1)) + 1:] = False
-    return mask
+    return np.where(mask, soft, 0).astype(np.uint8)
 
 
 def _reject_sample(rng: np.random.Generator, fonts: list[str], cache: dict) -> np.ndarray:
@@ -221,7 +224,7 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
 
     from vision import ocr
     from vision.grid import locate_puzzles
-    from vision.read import _cell_crop, read_grid
+    from vision.read import _cell_crop, straighten_grid
     from vision.render import photograph, random_puzzle, random_style, render_puzzle
 
     rng = np.random.default_rng([seed, 7])
@@ -251,11 +254,10 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
     for geometry in locate_puzzles(image):
         if geometry.lattice.shape != (puzzle.n_rows, puzzle.n_cols):
             continue
-        reading = read_grid(image, geometry, second_opinion=False)
-        if reading.rectified is None:
-            continue
+        # Not read: the glyphs are cut as the reader cuts them, whatever model is shipped now.
+        warped, _, _, read_lattice = straighten_grid(image, geometry)
         for clue in puzzle.clues:
-            crop = _cell_crop(reading.rectified, reading.rectified_lattice, clue.row, clue.col)
+            crop = _cell_crop(warped, read_lattice, clue.row, clue.col)
             if min(crop.shape[:2]) < 8:
                 continue
             for half, value in [(h, v) for level in ocr.WEAK_LEVELS

@@ -44,7 +44,8 @@ _CANVAS = 32     # normalised glyph box; HOG window
 _FIT = 26        # the glyph's longer side inside the box, leaving room for HOG's border cells
 _CELL = 8        # HOG cell side; 2x2-cell blocks with a one-cell stride
 _BINS = 9        # unsigned orientation bins
-_N_FEATURES = ((_CANVAS // _CELL - 1) ** 2) * 4 * _BINS + 64 + 1
+_GRID = 16       # side of the coarse ink grid: fine enough for the notches that tell a bold "3" from an "8"
+_N_FEATURES = ((_CANVAS // _CELL - 1) ** 2) * 4 * _BINS + _GRID * _GRID + 1
 
 
 def _hog(batch: np.ndarray) -> np.ndarray:
@@ -129,7 +130,7 @@ def glyph_features(masks: Sequence[np.ndarray]) -> np.ndarray:
     for mask in masks:
         norm = normalize_glyph(mask)
         norms.append(norm)
-        grid = cv2.resize(norm, (8, 8), interpolation=cv2.INTER_AREA).astype(np.float32).ravel() / 255.0
+        grid = cv2.resize(norm, (_GRID, _GRID), interpolation=cv2.INTER_AREA).astype(np.float32).ravel() / 255.0
         ys, xs = np.nonzero(mask)
         aspect = np.log((xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1)) if ys.size else 0.0
         extra.append(np.concatenate([grid, [aspect]]))

@@ -122,14 +122,17 @@ _RIM[_r1:-_r1, _r1:-_r1] = False
 
 def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
               rim: np.ndarray | None = None, weak_level: float = 0.25) -> np.ndarray:
-    """Binarise ``region`` of ``gray`` as ink (True) on its own background, either polarity.
+    """Find the ink in ``region`` of ``gray`` on its own background, either polarity.
+
+    Returns a uint8 map: 0 where there is no ink, else the pixel's ink strength (1..255, 255 at
+    the darkest ink on a light ground, or the lightest on a dark one).
 
     The background level and the ink polarity come from ``core`` (the region without borders or
     the diagonal), so a dark diagonal in a cell with white digits does not flip the decision.
     """
     vals = gray[core]
     if vals.size < 20:
-        return np.zeros_like(region)
+        return np.zeros(region.shape, np.uint8)
     # A light blur averages out hatching and paper grain but keeps digit strokes.
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     sv = smooth[core]
@@ -147,7 +150,7 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
             bg = rim_bg
             bright, dark = hi - bg, bg - lo
     if max(bright, dark) < _MIN_CONTRAST:
-        return np.zeros_like(region)
+        return np.zeros(region.shape, np.uint8)
     # Hysteresis: strokes must reach half the contrast somewhere, but hairlines of thin serif
     # fonts (fainter once downsampled) stay attached to them down to ``weak_level``.
     if bright > dark:
@@ -159,7 +162,10 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
     seeded = np.zeros(n, bool)
     seeded[np.unique(labels[strong & weak])] = True
     seeded[0] = False
-    return seeded[labels]
+    # How much ink each pixel holds, not only whether it is ink: where bold print has run the
+    # gaps of a "3" or a "6" shut, they stay paler than the strokes, and that tells them from "8".
+    strength = (smooth - bg) / bright if bright > dark else (bg - smooth) / dark
+    return np.where(seeded[labels], np.clip(np.rint(255.0 * strength), 1, 255), 0).astype(np.uint8)
 
 
 _K = (np.rint(_XX - _YY)).astype(np.int64)  # diagonal offset of each pixel, x - y
@@ -175,7 +181,7 @@ def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True)
     (a slightly wrong lattice) is still one run.
     """
     tol = 2
-    u8 = (ink & region).astype(np.uint8)
+    u8 = ((ink > 0) & region).astype(np.uint8)
     run = round(_LINE_RUN * _S)
     reach = round(_EDGE_SEARCH * _S)
     near_edge = np.zeros(_S, bool)
@@ -191,7 +197,7 @@ def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True)
         line |= line_d & (np.abs(_K) <= round(_DIAG_SEARCH * _S))
     # The opened masks are the thickened lines; a pixel more covers their anti-aliased rims.
     line = cv2.dilate(line.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    return ink & ~line
+    return np.where(line, 0, ink).astype(ink.dtype)
 
 
 def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]) -> tuple[np.ndarray, np.ndarray]:
@@ -208,8 +214,9 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
     Returns
     -------
     down_half, across_half : (96, 96) uint8 ndarray
-        Ink 255 on 0 for the lower-left (down) and upper-right (across) triangles, whatever the
-        cell's colours, with the diagonal and the cell borders removed.
+        The ink of the lower-left (down) and upper-right (across) triangles, whatever the
+        cell's colours, with the diagonal and the cell borders removed: 0 where there is none,
+        else its strength (1..255).
     """
     gray = _to_gray(cell_gray, "cell_gray")
     halves = []
@@ -217,8 +224,7 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
         region = _INSIDE & (sign * _D > 0)
         core = _CORE & (sign * _D > 0.14)
         ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level)
-        ink = _remove_lines(ink, region)
-        halves.append(ink.astype(np.uint8) * 255)
+        halves.append(_remove_lines(ink, region))
     return halves[0], halves[1]
 
 
@@ -229,7 +235,7 @@ def digit_pieces(half: np.ndarray) -> list[np.ndarray]:
     for g in sorted(_segment(half), key=lambda g: g.box_xy[0]):
         x, y, w, h = g.box_xy
         mask = np.zeros(half.shape, bool)
-        mask[y:y + h, x:x + w] = g.mask
+        mask[y:y + h, x:x + w] = g.mask > 0
         pieces.append(mask)
     return pieces
 
@@ -292,7 +298,7 @@ def number_likeness(half_a: np.ndarray, half_b: np.ndarray) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class _Glyph:
-    mask: np.ndarray          # cropped ink mask of one digit candidate
+    mask: np.ndarray          # cropped ink of one digit candidate: uint8 strength, 0 off the glyph
     box_xy: tuple[int, int, int, int]  # x, y, w, h in the 96x96 half
     cut: bool = False         # one side of a piece of ink cut in two (maybe touching digits)
 
@@ -328,7 +334,7 @@ def segment_digits(half: np.ndarray) -> list[np.ndarray]:
     list of (h, w) bool ndarray
         Usually 0, 1 or 2 crops; more means the half holds something other than a clue number.
     """
-    return [g.mask for g in _segment(half)]
+    return [g.mask > 0 for g in _segment(half)]
 
 
 def _segment(half: np.ndarray) -> list[_Glyph]:
@@ -379,7 +385,7 @@ def _segment(half: np.ndarray) -> list[_Glyph]:
     keep.sort(key=lambda c: c[0])
     out = []
     for x0, y0, x1, y1, ids in keep:
-        sub = np.isin(labels[y0:y1, x0:x1], ids)
+        sub = np.where(np.isin(labels[y0:y1, x0:x1], ids), half[y0:y1, x0:x1], 0).astype(np.uint8)
         out.append(_Glyph(mask=sub, box_xy=(x0, y0, x1 - x0, y1 - y0)))
     return out
 
@@ -433,10 +439,11 @@ def _union(glyphs: Sequence[_Glyph]) -> _Glyph:
     y0 = min(g.box_xy[1] for g in glyphs)
     x1 = max(g.box_xy[0] + g.box_xy[2] for g in glyphs)
     y1 = max(g.box_xy[1] + g.box_xy[3] for g in glyphs)
-    mask = np.zeros((y1 - y0, x1 - x0), bool)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     for g in glyphs:
         x, y, w, h = g.box_xy
-        mask[y - y0: y - y0 + h, x - x0: x - x0 + w] |= g.mask
+        part = mask[y - y0: y - y0 + h, x - x0: x - x0 + w]
+        np.maximum(part, g.mask, out=part)
     return _Glyph(mask, (x0, y0, x1 - x0, y1 - y0))
 
 
@@ -499,7 +506,7 @@ def _job(half: np.ndarray) -> tuple[list[_Glyph], float]:
     may have cut a digit off, so the half deserves a second look.
     """
     glyphs = _segment(half)
-    leftover = int(np.count_nonzero(half)) - sum(int(g.mask.sum()) for g in glyphs)
+    leftover = int(np.count_nonzero(half)) - sum(np.count_nonzero(g.mask) for g in glyphs)
     empty_conf = 1.0 - 0.6 * min(1.0, max(0, leftover) / (0.01 * half.size))
     return glyphs, empty_conf
 
@@ -513,7 +520,7 @@ def _read_many(jobs: Sequence[tuple[list[_Glyph], float]], clf: GlyphClassifier,
         penalty = 1.0
         if len(glyphs) > _MAX_GLYPHS + 2:
             # Far too much ink for a clue (handwriting, texture): read the biggest pieces, distrust it.
-            glyphs = sorted(sorted(glyphs, key=lambda g: -int(g.mask.sum()))[:_MAX_GLYPHS + 1],
+            glyphs = sorted(sorted(glyphs, key=lambda g: -np.count_nonzero(g.mask))[:_MAX_GLYPHS + 1],
                             key=lambda g: g.box_xy[0])
             penalty = 0.3
         hyps = _segmentations(glyphs, n_digits) if glyphs else []
@@ -626,7 +633,7 @@ def read_given(cell_img: np.ndarray, *, classifier: GlyphClassifier | None = Non
     gray = _to_gray(cell_img, "cell_img")
     ink = _ink_mask(gray, _INSIDE, _CORE)
     ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
-    job = _job(ink.astype(np.uint8) * 255)
+    job = _job(ink)
     return _read_many([job], classifier or default_classifier(), max_value=9, n_digits=(1,))[0]
 
 
@@ -643,6 +650,7 @@ _GIVEN_CHROMA_TOL = 12.0
 
 def _ink_chroma(cell_img: np.ndarray, ink: np.ndarray) -> float | None:
     """Median Lab chroma of a colour cell's ink pixels (``ink`` on the 96x96 frame)."""
+    ink = ink > 0
     if cell_img.ndim != 3 or cell_img.shape[2] != 3 or not ink.any():
         return None
     small = cv2.resize(cell_img, (_S, _S), interpolation=cv2.INTER_AREA)
@@ -688,7 +696,7 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
         gray = _to_gray(cell, "cells[i]")
         ink = _ink_mask(gray, _INSIDE, _CORE, _RIM)
         ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
-        glyphs = [g for g in _segment(ink.astype(np.uint8) * 255) if g.box_xy[3] >= 0.2 * _S]
+        glyphs = [g for g in _segment(ink) if g.box_xy[3] >= 0.2 * _S]
         masks.append(ink)
         glyph_lists.append(glyphs)
     marked = [i for i, gl in enumerate(glyph_lists) if gl]
@@ -724,7 +732,7 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
     tess = tesseract_reader or TesseractReader()
     second: list[NumberRead] | None = None
     if tess.tesseract_cmd:
-        second = tess.read_halves([masks[i].astype(np.uint8) * 255 for i in keep], max_value=9)
+        second = tess.read_halves([masks[i] for i in keep], max_value=9)
     out = list(empty)
     for k, i in enumerate(keep):
         g = reads[k]
@@ -852,7 +860,7 @@ def _mosaic_line(glyphs: list[_Glyph]) -> np.ndarray:
     canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
     for g in glyphs:
         x, y, w, h = g.box_xy
-        canvas[y - y0: y - y0 + h, x - x0: x - x0 + w] |= g.mask.astype(np.uint8) * 255
+        canvas[y - y0: y - y0 + h, x - x0: x - x0 + w] |= (g.mask > 0).astype(np.uint8) * 255
     scale = _LINE_H / canvas.shape[0]
     w = max(1, round(canvas.shape[1] * scale))
     line = cv2.resize(canvas, (w, _LINE_H), interpolation=cv2.INTER_LINEAR)

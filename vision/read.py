@@ -15,7 +15,7 @@ from .ocr import (WEAK_LEVELS, digit_pieces, ink_likeness, number_likeness, read
                   split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border"]
+__all__ = ["GridReading", "read_grid", "straighten_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border"]
 
 log = logging.getLogger(__name__)
 
@@ -153,17 +153,20 @@ def _run_lengths(flags: list[bool]) -> list[int]:
     return out
 
 
-def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool = True) -> GridReading:
-    """Classify the cells of a located grid and read every clue its layout needs.
+def straighten_grid(image: np.ndarray, geometry: GridGeometry
+                    ) -> tuple[np.ndarray, np.ndarray, Lattice, Lattice]:
+    """The grid cut out of ``image`` with every cell made square, ready to classify and read.
 
-    Parameters
-    ----------
-    image : (M, N, 3) uint8 ndarray
-        The source image (BGR) the geometry was found in.
-    geometry : GridGeometry
-        From :func:`vision.grid.locate_puzzles`.
-    second_opinion : bool
-        Ask tesseract about the clue reads the glyph reader is unsure of.
+    Returns
+    -------
+    warped : ndarray
+        The straightened grid (a margin of a quarter cell around it).
+    H : (3, 3) ndarray
+        Homography from the image to the rectified frame the mesh was followed in.
+    lattice : Lattice
+        The grid lines in that frame (each followed line's mean position).
+    read_lattice : Lattice
+        The regular lattice of ``warped``.
     """
     warped, H, lattice = rectify_for_reading(image, geometry)
     # Follow each grid line (a bowed page or a border found a third of a cell off shifts cells
@@ -189,6 +192,22 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     # Reported in the homography's frame: the mean position of each followed line.
     lattice = Lattice(tuple(float(v) for v in corners_xy[:, :, 1].mean(axis=1)),
                       tuple(float(v) for v in corners_xy[:, :, 0].mean(axis=0)))
+    return warped, H, lattice, read_lattice
+
+
+def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool = True) -> GridReading:
+    """Classify the cells of a located grid and read every clue its layout needs.
+
+    Parameters
+    ----------
+    image : (M, N, 3) uint8 ndarray
+        The source image (BGR) the geometry was found in.
+    geometry : GridGeometry
+        From :func:`vision.grid.locate_puzzles`.
+    second_opinion : bool
+        Ask tesseract about the clue reads the glyph reader is unsure of.
+    """
+    warped, H, lattice, read_lattice = straighten_grid(image, geometry)
     classes = classify_cells(warped, read_lattice)
     n_rows, n_cols = lattice.shape
     kinds = classes.kinds
