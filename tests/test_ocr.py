@@ -174,6 +174,19 @@ def test_split_normalises_polarity_and_removes_lines(heldout_fonts):
     assert len(ocr.segment_digits(masks[0][1].astype(np.uint8) * 255)) == 1
 
 
+def test_split_keeps_ink_strength(heldout_fonts):
+    # A blurred digit: its stroke centres are full ink, its rims partial; the reader is given both
+    # (a bold digit's shut gaps are told from strokes this way), in either polarity.
+    for style in ("black", "newspaper"):
+        cell = cv2.GaussianBlur(render_clue_cell(heldout_fonts[0], 8, None, style=style, side=72), (0, 0), 1.2)
+        down, _ = ocr.split_clue_cell(cell)
+        ink = down > 0
+        assert down.max() == 255 and down[ink].min() < 160, style
+        centre = cv2.erode(ink.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        rim = ink & ~centre
+        assert down[centre].mean() > down[rim].mean() + 40, style
+
+
 def test_number_alternatives_are_valid_clues(heldout_fonts):
     cells = random_cells(heldout_fonts, 40, seed=14, degraded=True)
     for d, a in ocr.GlyphReader().read_cells([c for c, _, _ in cells]):

@@ -1,8 +1,9 @@
 """A small printed-digit classifier for clue numbers and given digits.
 
-One glyph is one connected piece of ink (a single digit) as a 2-D mask. It is cropped to its ink,
-scaled with its aspect ratio kept into a fixed box, and described by HOG plus a coarse pixel
-grid; a one-hidden-layer network (plain numpy) maps that to the ten digits and an eleventh
+One glyph is one connected piece of ink (a single digit) as a 2-D map of ink strength (0 off the
+glyph; a binary mask works too, but strength tells a bold "3" whose gaps have run shut, paler than
+its strokes, from an "8"). It is cropped to its ink, scaled with its aspect ratio kept into a
+fixed box, and described by HOG plus a coarse pixel grid; a one-hidden-layer network (plain numpy) maps that to the ten digits and an eleventh
 "not a digit" class (line fragments, specks, border corners), so stray ink lowers confidence
 instead of becoming a number.
 
@@ -113,7 +114,7 @@ def normalize_glyph(mask: np.ndarray) -> np.ndarray:
 
 
 def glyph_features(masks: Sequence[np.ndarray]) -> np.ndarray:
-    """Feature vectors of glyph masks: HOG, an 8x8 ink grid and the log aspect ratio.
+    """Feature vectors of glyph masks: HOG, a 16x16 ink grid and the log aspect ratio.
 
     Parameters
     ----------
