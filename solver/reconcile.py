@@ -31,8 +31,12 @@ TRUSTED = 0.97
 #: Readings with several solutions examined before the search gives up (a plateau of equally
 #: likely readings means the clues do not pin the reading down).
 MAX_READINGS = 12
-#: Wall-clock budget for the whole search; past it no correction can be called forced.
+#: Budget for the whole search; past it no correction can be called forced. It is counted in
+#: CP-SAT's deterministic time (about a second each on one idle core here), not in seconds, so a
+#: photo gives the same answer on a busy or slow machine as on an idle one.
 SEARCH_BUDGET_S = 3.0
+#: A machine this many times slower than the budget assumes is stopped by the clock all the same.
+_WALL_CAP = 5.0
 #: A correction to a value the readers found this much less likely than their first choice
 #: (odds) is never called forced: the reading it rests on is more likely a misread elsewhere
 #: whose true value the readers did not offer at all.
@@ -129,10 +133,11 @@ class _ReadingSearch:
     so repeated calls walk down the list of likely readings.
     """
 
-    def __init__(self, whites, givens, runs, options, costs, fixed):
+    def __init__(self, whites, givens, runs, options, costs, fixed, work: float):
         from ortools.sat.python import cp_model  # imported here: most puzzle files never need it
 
         self._cp = cp_model
+        self.work_left = work
         self._model = model = cp_model.CpModel()
         digit = {cell: (model.NewConstant(givens[cell]) if cell in givens else model.NewIntVar(1, 9, ""))
                  for cell in sorted(whites)}
@@ -156,9 +161,13 @@ class _ReadingSearch:
             model.Minimize(self._cost)
 
     def next(self, deadline: float) -> tuple[str, dict | None, int]:
-        """The likeliest reading not yet excluded: (``found``, values, cost), or (``none`` | ``unknown``, None, 0)."""
+        """The likeliest reading not yet excluded: (``found``, values, cost), or (``none`` | ``unknown``, None, 0).
+
+        Each call spends from ``work_left`` (CP-SAT deterministic time); ``deadline`` is the
+        wall-clock stop behind it.
+        """
         left = deadline - time.perf_counter()
-        if left <= 0:
+        if left <= 0 or self.work_left <= 0:
             return "unknown", None, 0
         solver = self._cp.CpSolver()
         solver.parameters.num_workers = 1
@@ -167,7 +176,9 @@ class _ReadingSearch:
         # (times2046: 6 readings in 3 s with it, 12 without).
         solver.parameters.linearization_level = 0
         solver.parameters.max_time_in_seconds = left
+        solver.parameters.max_deterministic_time = self.work_left
         status = solver.Solve(self._model)
+        self.work_left -= solver.deterministic_time
         if status == self._cp.INFEASIBLE:
             return "none", None, 0
         if status != self._cp.OPTIMAL:
@@ -222,7 +233,8 @@ def reconcile_reading(
     givens : dict, optional
         Digits printed in white cells.
     time_limit_s : float
-        Wall-clock budget for the whole search (capped at ``SEARCH_BUDGET_S``).
+        Budget for the whole search (capped at ``SEARCH_BUDGET_S``), in CP-SAT's deterministic
+        time, which tracks seconds on one idle core; the clock stops it at ``_WALL_CAP`` times that.
     resemble : callable, optional
         ``resemble(side_a, side_b)``: how alike (0..1) the two sides' printed numbers look, or
         None where they cannot be compared (then that pair says nothing). Two
@@ -277,7 +289,8 @@ def reconcile_reading(
     costs = {k: {v: 0 if k in unread else
                  round(_COST_SCALE * (math.log(max(max(p for _, p in options[k]), 1e-9)) - math.log(max(p, 1e-9))))
                  for v, p in options[k]} for k in options}
-    deadline = time.perf_counter() + min(time_limit_s, SEARCH_BUDGET_S)
+    budget = min(time_limit_s, SEARCH_BUDGET_S)
+    deadline = time.perf_counter() + _WALL_CAP * budget
 
     def build(values: dict) -> Puzzle:
         return _build(n_rows, n_cols, whites, clue_cells, givens, values)
@@ -302,7 +315,7 @@ def reconcile_reading(
         if solution.status == "unique":
             return Reconciled("solved", build(first), solution, corrections=corrections_for(first, forced=True))
 
-    search = _ReadingSearch(whites, givens, runs, options, costs, trusted)
+    search = _ReadingSearch(whites, givens, runs, options, costs, trusted, budget)
     # Walk down the likely readings that the rules allow, to the first with exactly one solution.
     best: tuple[dict, int, Solution] | None = None
     several: list[tuple[dict, int, Solution]] = []  # readings with more than one solution
