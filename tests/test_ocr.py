@@ -227,6 +227,18 @@ def test_read_given_digits(heldout_fonts):
     assert empty.value is None and empty.confidence > 0.9
 
 
+@pytest.mark.skipif(not HAS_TESSERACT, reason="tesseract not installed")
+def test_lone_heavy_given_is_confirmed_by_tesseract(heldout_fonts):
+    # Tesseract's block layout reads no text on a mosaic of this lone bold "8" (NotoSansDisplay
+    # Bold); a given needs both readers, so it is read again on its own as one character.
+    font = next((f for f in heldout_fonts if f.endswith("NotoSansDisplay-Bold.ttf")), None)
+    if font is None:
+        pytest.skip("NotoSansDisplay-Bold not installed")
+    cells = [render_given_cell(font, None) for _ in range(5)] + [render_given_cell(font, 8, digit_h=0.6)]
+    reads = ocr.read_givens(cells)
+    assert [r.value for r in reads] == [None] * 5 + [8]
+
+
 def test_classifier_batches_and_rejects_non_digits():
     clf = GlyphClassifier(MODEL_PATH)
     line = np.zeros((30, 30), np.uint8)

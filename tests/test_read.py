@@ -145,3 +145,17 @@ def test_pale_tinted_clue_cells_as_light_as_the_white_ones_are_told_apart_by_tin
     results = solve_image(image)
     assert [r.status for r in results] == ["solved"]
     assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
+
+
+def test_cast_shadow_over_clue_cells_printed_on_white_paper():
+    # The second renderer's photo of a newspaper-style 8x8 (clue cells are white cells with a
+    # diagonal, blocks carry a diagonal only) under a hand's soft shadow: the shadowed white cells
+    # are as grey as a printed tone would be. The clue cells beside them are grey alike, so the
+    # grey is light, not print. The puzzle has two givens, a heavy "8" and a "9".
+    name = "shadow_over_white_clue_cells_8x8"
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    results = solve_image(load_image(IMAGES / f"{name}.jpg"))
+    assert len(results) == 1 and results[0].puzzle is not None
+    assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
+    # The renderer's puzzles need not have one solution; this one has several.
+    assert results[0].status == "ambiguous"

@@ -204,12 +204,27 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
 
 
 def _clues_on_white_paper(feats: CellFeatures) -> bool:
-    """Whether the cells carrying a clear diagonal have the white cells' paper (newspaper style)."""
-    diagonal = feats.diagonal
+    """Whether the cells carrying a clear diagonal have the white cells' paper (newspaper style).
+
+    Each is compared with the cells its runs would start on (right of it and below it) where
+    those look white, not with the whitest paper far away: under a cast shadow a clue cell and
+    the white cells beside it are grey alike.
+    """
+    diagonal, tone = feats.diagonal, feats.tone
     strong = diagonal >= 0.5 * max(float(diagonal.max()), 1e-6)
     if strong.sum() < 3 or float(diagonal.max()) < 0.3:
         return False
-    return float(np.median(feats.tone[strong])) < 0.1 and float(np.median(feats.colour[strong])) < 0.1
+    n_rows, n_cols = tone.shape
+    above_start = []
+    for r, c in zip(*np.nonzero(strong)):
+        starts = [tone[y, x] for y, x in ((r, c + 1), (r + 1, c))
+                  if y < n_rows and x < n_cols and diagonal[y, x] < 0.3 and tone[y, x] < _BLOCK_TONE]
+        if starts:
+            above_start.append(tone[r, c] - float(np.mean(starts)))
+    if len(above_start) < 3:
+        return False
+    return (float(np.median(above_start)) < 0.1 and float(np.median(tone[strong])) < 0.5 * _BLOCK_TONE
+            and float(np.median(feats.colour[strong])) < 0.1)
 
 
 def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:

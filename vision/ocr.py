@@ -644,6 +644,7 @@ _FILLED_SHARE = 0.5
 _GIVEN_HEIGHT_TOL = 0.12
 _GIVEN_CENTRE_TOL = 0.12
 _GIVEN_MIN_CONF = 0.9
+_GIVEN_ALONE_MAX = 8
 #: Lab chroma by which a given's ink may differ from the grid's own printing ink (blue pen).
 _GIVEN_CHROMA_TOL = 12.0
 
@@ -733,6 +734,12 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
     second: list[NumberRead] | None = None
     if tess.tesseract_cmd:
         second = tess.read_halves([masks[i] for i in keep], max_value=9)
+        # Read again on its own what the mosaic gave no text for while the glyph reader is sure
+        # (a lone heavy digit); a few at most, each is a call of its own.
+        again = [k for k, i in enumerate(keep) if second[k].value is None
+                 and reads[k].value is not None and reads[k].confidence >= _GIVEN_MIN_CONF][:_GIVEN_ALONE_MAX]
+        for k, read in zip(again, tess.read_halves([masks[keep[k]] for k in again], max_value=9, alone=True)):
+            second[k] = read
     out = list(empty)
     for k, i in enumerate(keep):
         g = reads[k]
@@ -799,8 +806,20 @@ class TesseractReader:
         reads = self.read_halves(halves)
         return [(reads[2 * i], reads[2 * i + 1]) for i in range(len(cells))]
 
-    def read_halves(self, halves: Sequence[np.ndarray], *, max_value: int = CLUE_MAX) -> list[NumberRead]:
-        """Read half-cell ink masks (from :func:`split_clue_cell`), batched into few tesseract calls."""
+    def read_halves(self, halves: Sequence[np.ndarray], *, max_value: int = CLUE_MAX,
+                    alone: bool = False) -> list[NumberRead]:
+        """Read half-cell ink masks (from :func:`split_clue_cell`), batched into few tesseract calls.
+
+        With ``alone``, each is read on its own as a single character (one call each): the
+        block layout of a mosaic can drop a lone, heavy digit as not being text.
+        """
+        if alone:
+            out = []
+            for half in halves:
+                glyphs = _segment(half)
+                out.append(_text_to_read(*self._run([_mosaic_line(glyphs)], psm="10")[0], max_value)
+                           if glyphs else NumberRead(None, 1.0))
+            return out
         lines: list[np.ndarray | None] = []
         for half in halves:
             glyphs = _segment(half)
@@ -814,7 +833,7 @@ class TesseractReader:
                 out[i] = _text_to_read(text, conf, max_value)
         return out
 
-    def _run(self, line_images: list[np.ndarray]) -> list[tuple[str, float]]:
+    def _run(self, line_images: list[np.ndarray], psm: str = "6") -> list[tuple[str, float]]:
         if not self.tesseract_cmd:
             raise ClueReadError("tesseract not found; install tesseract-ocr or read with GlyphReader only")
         width = max(im.shape[1] for im in line_images) + 2 * _LINE_GAP
@@ -827,7 +846,7 @@ class TesseractReader:
         with tempfile.TemporaryDirectory(prefix="kakuro-ocr-") as tmp:
             path = os.path.join(tmp, "mosaic.png")
             cv2.imwrite(path, mosaic)
-            cmd = [self.tesseract_cmd, path, "stdout", "--psm", "6", "-l", "eng",
+            cmd = [self.tesseract_cmd, path, "stdout", "--psm", psm, "-l", "eng",
                    "-c", "tessedit_char_whitelist=0123456789", "tsv"]
             try:
                 res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=True)
