@@ -34,7 +34,7 @@ MAX_READINGS = 12
 #: Budget for the whole search; past it no correction can be called forced. It is counted in
 #: CP-SAT's deterministic time (about a second each on one idle core here), not in seconds, so a
 #: photo gives the same answer on a busy or slow machine as on an idle one.
-SEARCH_BUDGET_S = 3.0
+SEARCH_BUDGET = 3.0
 #: A machine this many times slower than the budget assumes is stopped by the clock all the same.
 _WALL_CAP = 5.0
 #: A correction to a value the readers found this much less likely than their first choice
@@ -233,7 +233,7 @@ def reconcile_reading(
     givens : dict, optional
         Digits printed in white cells.
     time_limit_s : float
-        Budget for the whole search (capped at ``SEARCH_BUDGET_S``), in CP-SAT's deterministic
+        Budget for the whole search (capped at ``SEARCH_BUDGET``), in CP-SAT's deterministic
         time, which tracks seconds on one idle core; the clock stops it at ``_WALL_CAP`` times that.
     resemble : callable, optional
         ``resemble(side_a, side_b)``: how alike (0..1) the two sides' printed numbers look, or
@@ -289,7 +289,7 @@ def reconcile_reading(
     costs = {k: {v: 0 if k in unread else
                  round(_COST_SCALE * (math.log(max(max(p for _, p in options[k]), 1e-9)) - math.log(max(p, 1e-9))))
                  for v, p in options[k]} for k in options}
-    budget = min(time_limit_s, SEARCH_BUDGET_S)
+    budget = min(time_limit_s, SEARCH_BUDGET)
     deadline = time.perf_counter() + _WALL_CAP * budget
 
     def build(values: dict) -> Puzzle:

@@ -159,3 +159,17 @@ def test_cast_shadow_over_clue_cells_printed_on_white_paper():
     assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
     # The renderer's puzzles need not have one solution; this one has several.
     assert results[0].status == "ambiguous"
+
+
+def test_side_read_as_no_digit_at_all_is_left_to_the_rules():
+    # A rendered 7x7 of heavy white digits on black: in row 2, column 2 the "23" covers so much of
+    # its triangle that the reader takes the black paper for the ink and sees no digit (best
+    # number about 0.02). Offering only the values it never saw (8, 6, 5) made the puzzle
+    # unreadable; left unread, the rules force 23 and say so.
+    name = "bold_white_digits_on_black_7x7_render"
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    results = solve_image(load_image(IMAGES / f"{name}.png"))
+    assert [r.status for r in results] == ["solved"]
+    assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
+    fixed = {(c.cell, c.direction): (c.read, c.used, c.forced) for c in results[0].corrections}
+    assert fixed == {((1, 1), "down"): (None, 23, True)}

@@ -111,10 +111,18 @@ def _cell_crop(warped: np.ndarray, lattice: Lattice, row: int, col: int) -> np.n
     return warped[max(y0, 0):y1, max(x0, 0):x1]
 
 
+#: A number read with less probability than this is ink the reader took for no digit at all (a
+#: cell whose paper and print it told apart the wrong way round): the side counts as unread,
+#: left to the rules, rather than offering only values it never saw.
+_ILLEGIBLE = 0.05
+
+
 def _options(read: NumberRead) -> tuple[tuple[int, float], ...]:
     if read.value is None:
         return ()
     alts = read.alternatives or ((read.value, read.confidence),)
+    if max(p for _, p in alts) < _ILLEGIBLE:
+        return ()
     return tuple((int(v), float(p)) for v, p in alts)
 
 
