@@ -215,15 +215,15 @@ def _clues_on_white_paper(feats: CellFeatures) -> bool:
     if strong.sum() < 3 or float(diagonal.max()) < 0.3:
         return False
     n_rows, n_cols = tone.shape
-    above_start = []
+    darker_than_starts = []
     for r, c in zip(*np.nonzero(strong)):
         starts = [tone[y, x] for y, x in ((r, c + 1), (r + 1, c))
                   if y < n_rows and x < n_cols and diagonal[y, x] < 0.3 and tone[y, x] < _BLOCK_TONE]
         if starts:
-            above_start.append(tone[r, c] - float(np.mean(starts)))
-    if len(above_start) < 3:
+            darker_than_starts.append(tone[r, c] - float(np.mean(starts)))
+    if len(darker_than_starts) < 3:
         return False
-    return (float(np.median(above_start)) < 0.1 and float(np.median(tone[strong])) < 0.5 * _BLOCK_TONE
+    return (float(np.median(darker_than_starts)) < 0.1 and float(np.median(tone[strong])) < 0.5 * _BLOCK_TONE
             and float(np.median(feats.colour[strong])) < 0.1)
 
 

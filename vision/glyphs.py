@@ -3,9 +3,9 @@
 One glyph is one connected piece of ink (a single digit) as a 2-D map of ink strength (0 off the
 glyph; a binary mask works too, but strength tells a bold "3" whose gaps have run shut, paler than
 its strokes, from an "8"). It is cropped to its ink, scaled with its aspect ratio kept into a
-fixed box, and described by HOG plus a coarse pixel grid; a one-hidden-layer network (plain numpy) maps that to the ten digits and an eleventh
-"not a digit" class (line fragments, specks, border corners), so stray ink lowers confidence
-instead of becoming a number.
+fixed box, and described by HOG plus a coarse pixel grid; a one-hidden-layer network (plain
+numpy) maps that to the ten digits and an eleventh "not a digit" class (line fragments, specks,
+border corners), so stray ink lowers confidence instead of becoming a number.
 
 The weights are trained by ``tools/train_glyphs.py`` from digits rendered in many fonts found on
 the build machine and shipped in ``vision/data/glyphs.npz``; nothing is downloaded at run time.
@@ -45,7 +45,7 @@ _CANVAS = 32     # normalised glyph box; HOG window
 _FIT = 26        # the glyph's longer side inside the box, leaving room for HOG's border cells
 _CELL = 8        # HOG cell side; 2x2-cell blocks with a one-cell stride
 _BINS = 9        # unsigned orientation bins
-_GRID = 16       # side of the coarse ink grid: fine enough for the notches that tell a bold "3" from an "8"
+_GRID = 16       # side of the coarse ink grid: fine enough for the notches of a bold "3"
 _N_FEATURES = ((_CANVAS // _CELL - 1) ** 2) * 4 * _BINS + _GRID * _GRID + 1
 
 

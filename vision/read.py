@@ -15,7 +15,8 @@ from .ocr import (WEAK_LEVELS, digit_pieces, ink_likeness, number_likeness, read
                   split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "straighten_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border"]
+__all__ = ["GridReading", "read_grid", "straighten_grid", "rectify_for_reading", "layout_doubt",
+           "complete_clue_border"]
 
 log = logging.getLogger(__name__)
 
