@@ -169,7 +169,6 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
 
 
 _K = (np.rint(_XX - _YY)).astype(np.int64)  # diagonal offset of each pixel, x - y
-_NK = 2 * _S + 1
 
 
 def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True) -> np.ndarray:
