@@ -31,6 +31,12 @@ def transcribed_kinds(name: str) -> np.ndarray:
     "grey_white_digits_14x12.jpg",
     "guardian1244_photo_a.jpg",
     "guardian1244_photo_edited.jpg",
+    # Rendered: pale blue-grey clue cells and blocks (no diagonal) on cream paper, a block away
+    # from the edges told from paper by its colour alone (its grey tone is the paper's).
+    "pale_blue_blocks_without_diagonal_12x10.jpg",
+    # Rendered: clue cells on the white paper with only their numbered triangles tinted, and
+    # corners of tinted blocks with no white cell near: the white cells' tint is the paper's.
+    "tinted_triangles_and_blocks_9x10.jpg",
 ])
 def test_cell_kinds_match_transcription(filename):
     truth = transcribed_kinds(Path(filename).stem)

@@ -11,7 +11,8 @@ from pipeline import solve_image
 from solver.formats import grid_tokens, load_puzzle
 from vision.grid import locate_puzzles, refine_lattice_mesh, remap_to_mesh
 from vision.imageio import load_image
-from vision.read import layout_doubt, read_grid, rectify_for_reading
+from vision.ocr import NumberRead
+from vision.read import _options, layout_doubt, read_grid, rectify_for_reading
 
 IMAGES = Path(__file__).parent / "data" / "images"
 
@@ -161,15 +162,34 @@ def test_cast_shadow_over_clue_cells_printed_on_white_paper():
     assert results[0].status == "ambiguous"
 
 
-def test_side_read_as_no_digit_at_all_is_left_to_the_rules():
+def test_heavy_white_number_on_black_is_read_the_other_way_round():
     # A rendered 7x7 of heavy white digits on black: in row 2, column 2 the "23" covers so much of
     # its triangle that the reader takes the black paper for the ink and sees no digit (best
-    # number about 0.02). Offering only the values it never saw (8, 6, 5) made the puzzle
-    # unreadable; left unread, the rules force 23 and say so.
+    # number about 0.02). Read again with paper and ink swapped, it reads 23 as printed.
     name = "bold_white_digits_on_black_7x7_render"
     truth = load_puzzle(IMAGES / f"{name}.txt")
     results = solve_image(load_image(IMAGES / f"{name}.png"))
     assert [r.status for r in results] == ["solved"]
     assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
-    fixed = {(c.cell, c.direction): (c.read, c.used, c.forced) for c in results[0].corrections}
-    assert fixed == {((1, 1), "down"): (None, 23, True)}
+    assert results[0].corrections == ()
+
+
+def test_side_read_as_no_digit_at_all_is_left_to_the_rules():
+    # Ink the reader took for no digit at all (every number under 5%) offers no values: the
+    # puzzle's rules fill the side and say so, rather than choose among values never seen.
+    assert _options(NumberRead(8, 0.01, ((8, 0.02), (6, 0.01), (5, 0.01)))) == ()
+    assert _options(NumberRead(23, 0.5, ((23, 0.6), (28, 0.2)))) == ((23, 0.6), (28, 0.2))
+    assert _options(NumberRead(None, 1.0)) == ()
+
+
+def test_heavy_white_number_covering_its_triangle_is_read_the_other_way_round():
+    # A rendered 12x12 of bold white digits on mid-grey clue cells. In row 6, column 4 the "30"
+    # and in row 8, column 10 the "25" cover so much of their triangles, border band included,
+    # that the grey reads as the ink and the number as paper: no digit at all. Read again with
+    # paper and ink swapped, each reads clearly.
+    name = "heavy_white_digits_on_grey_12x12"
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    results = solve_image(load_image(IMAGES / f"{name}.jpg"))
+    assert [r.status for r in results] == ["solved"]
+    assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
+    assert results[0].corrections == ()

@@ -105,13 +105,15 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     # Tinted clue cells as light as the white ones (pale yellow on cream) make many of the
     # lightest cells tinted, and with tinted blocks too, most of them: the white cells are the
     # light ones without a diagonal, and of those the ones whose tint stands apart from that of
-    # the cells with a diagonal (the clues).
+    # the cells with a diagonal (the clues). Not when those are the fewer: clue cells printed on
+    # the white paper with only a tinted triangle have the white cells' tint, and a corner of
+    # tinted blocks far from any white cell looks as light as one.
     with_diagonal = diagonal > 0.3
     if (lightest & ~with_diagonal).sum() >= 2:
         lightest &= ~with_diagonal
     if with_diagonal.sum() >= 2:
         apart = np.linalg.norm(tint - np.median(tint[with_diagonal], axis=0), axis=2) > _TINT_APART
-        if (lightest & apart).sum() >= 2:
+        if (lightest & apart).sum() >= max(2, (lightest & ~apart).sum()):
             lightest &= apart
     ref = np.median(tint[lightest], axis=0)
     colour = np.linalg.norm(tint - ref, axis=2)
@@ -150,7 +152,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     forced = np.zeros_like(non_white)
     forced[0, :] = True
     forced[:, 0] = True
-    grey = _paper_like_clues(tone, feats.diagonal, non_white | forced)
+    grey = _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, non_white | forced)
     if grey.any():
         log.debug("cells: %d blank cells share the clue cells' paper tone", int(grey.sum()))
         non_white |= grey
@@ -179,8 +181,9 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
 def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
     """Cells taken for white whose paper has the tint of the grid's clue cells.
 
-    A light grey block (a blank cell printed in the clue cells' tint) has no diagonal, and its
-    tone alone may fall under a split that the strong diagonals pushed up. The puzzle's own
+    A light grey or pale blue block (a blank cell printed in the clue cells' tint) has no
+    diagonal, and its tone (here the larger of grey tone and colour, as scored for the split)
+    alone may fall under a split that the strong diagonals pushed up. The puzzle's own
     clue cells say what tone a non-white cell has: a "white" cell is grey when its tone is
     clearly apart from the white cells' (far outside their spread) and at least half way to
     the clue cells' tone.

@@ -121,7 +121,7 @@ _RIM[_r1:-_r1, _r1:-_r1] = False
 
 
 def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
-              rim: np.ndarray | None = None, weak_level: float = 0.25) -> np.ndarray:
+              rim: np.ndarray | None = None, weak_level: float = 0.25, *, flip: bool = False) -> np.ndarray:
     """Find the ink in ``region`` of ``gray`` on its own background, either polarity.
 
     Returns a uint8 map: 0 where there is no ink, else the pixel's ink strength (1..255, 255 at
@@ -129,6 +129,8 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
 
     The background level and the ink polarity come from ``core`` (the region without borders or
     the diagonal), so a dark diagonal in a cell with white digits does not flip the decision.
+    ``flip`` takes the other reading of the same pixels: what that decision called ink is the
+    background, and ink is on its far side.
     """
     vals = gray[core]
     if vals.size < 20:
@@ -151,6 +153,14 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
             bright, dark = hi - bg, bg - lo
     if max(bright, dark) < _MIN_CONTRAST:
         return np.zeros(region.shape, np.uint8)
+    if flip:
+        called_ink = sv[sv > bg + 0.5 * bright] if bright > dark else sv[sv < bg - 0.5 * dark]
+        if called_ink.size < 20:
+            return np.zeros(region.shape, np.uint8)
+        bg = float(np.median(called_ink))
+        bright, dark = (0.0, bg - lo) if bright > dark else (hi - bg, 0.0)
+        if max(bright, dark) < _MIN_CONTRAST:
+            return np.zeros(region.shape, np.uint8)
     # Hysteresis: strokes must reach half the contrast somewhere, but hairlines of thin serif
     # fonts (fainter once downsampled) stay attached to them down to ``weak_level``.
     if bright > dark:
@@ -199,7 +209,8 @@ def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True)
     return np.where(line, 0, ink).astype(ink.dtype)
 
 
-def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]) -> tuple[np.ndarray, np.ndarray]:
+def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0], flip: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Ink masks of the two triangles of a clue cell.
 
     Parameters
@@ -209,6 +220,9 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
     weak_level : float
         Share of the ink contrast down to which a stroke is followed (lower keeps faint
         hairlines, higher keeps the gaps of a blurred "3" or "8" open).
+    flip : bool
+        Take each half's paper and ink the other way round from what its pixels suggest (for
+        a half that read as no digit at all: a heavy number can cover most of its triangle).
 
     Returns
     -------
@@ -222,7 +236,7 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
     for sign in (-1, 1):
         region = _INSIDE & (sign * _D > 0)
         core = _CORE & (sign * _D > 0.14)
-        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level)
+        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level, flip=flip)
         halves.append(_remove_lines(ink, region))
     return halves[0], halves[1]
 
@@ -595,7 +609,40 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     levels = [[h for c in cells for h in split_clue_cell(c, weak_level=level)] for level in WEAK_LEVELS]
     flat = _read_many([_job(h) for halves in levels for h in halves], clf)
     n = len(levels[0])
-    return levels[0], [_merge_levels(flat[i::n]) for i in range(n)]
+    halves, reads = list(levels[0]), [_merge_levels(flat[i::n]) for i in range(n)]
+    # A half whose ink reads as no digit at all may have had paper and ink told apart the wrong
+    # way round (a heavy white number covering most of a grey triangle): read it the other way,
+    # and keep that only where it reads clearly.
+    doubtful = [i for i, (h, r) in enumerate(zip(halves, reads)) if _reads_as_no_digit(h, r)]
+    if doubtful:
+        flipped = [[split_clue_cell(cells[i // 2], weak_level=level, flip=True)[i % 2] for i in doubtful]
+                   for level in WEAK_LEVELS]
+        flat = _read_many([_job(h) for hs in flipped for h in hs], clf)
+        for k, i in enumerate(doubtful):
+            other = _merge_levels(flat[k::len(doubtful)])
+            if other.value is not None and _best_probability(other) >= _FLIPPED_MIN_P:
+                halves[i], reads[i] = flipped[0][k], other
+    return halves, reads
+
+
+#: A half whose best number has less probability than this, or that has ink and no number, is
+#: read again with paper and ink swapped; the swapped reading is kept when its best number
+#: has at least ``_FLIPPED_MIN_P``.
+_NO_DIGIT_P = 0.2
+_NO_DIGIT_INK = 0.03
+_FLIPPED_MIN_P = 0.5
+
+
+def _best_probability(read: NumberRead) -> float:
+    if read.value is None:
+        return 0.0
+    return max(p for _, p in (read.alternatives or ((read.value, read.confidence),)))
+
+
+def _reads_as_no_digit(half: np.ndarray, read: NumberRead) -> bool:
+    if read.value is not None:
+        return _best_probability(read) < _NO_DIGIT_P
+    return np.count_nonzero(half >= 128) > _NO_DIGIT_INK * half.size
 
 
 def _merge_levels(reads: Sequence[NumberRead]) -> NumberRead:
