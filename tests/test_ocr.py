@@ -252,6 +252,25 @@ def test_classifier_batches_and_rejects_non_digits():
     assert MODEL_PATH.stat().st_size < 2 * 1024 * 1024
 
 
+def test_network_layers_match_a_plain_convolution():
+    # The reader unfolds 3x3 patches to run the trained network in numpy; the channel order of
+    # the unfolded patches must be the one the weights were trained with (PyTorch's).
+    from vision.glyphs import _conv_relu_pool
+
+    rng = np.random.default_rng(0)
+    x = rng.random((2, 6, 8, 3)).astype(np.float32)  # K, H, W, C
+    w = rng.normal(size=(4, 3, 3, 3)).astype(np.float32)  # O, C, kh, kw
+    b = rng.normal(size=4).astype(np.float32)
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    conv = np.zeros((2, 6, 8, 4), np.float32)
+    for y in range(6):
+        for xx in range(8):
+            patch = padded[:, y:y + 3, xx:xx + 3, :]  # K, 3, 3, C
+            conv[:, y, xx, :] = np.einsum("kijc,ocij->ko", patch, w) + b
+    want = np.maximum(conv, 0).reshape(2, 3, 2, 4, 2, 4).max(axis=(2, 4))
+    assert np.allclose(_conv_relu_pool(x, w, b), want, atol=1e-5)
+
+
 def test_bad_input_names_the_parameter():
     with pytest.raises(ValueError, match="cell_gray"):
         ocr.split_clue_cell(np.zeros((2, 2), np.uint8))

@@ -2,13 +2,15 @@
 
 One glyph is one connected piece of ink (a single digit) as a 2-D map of ink strength (0 off the
 glyph; a binary mask works too, but strength tells a bold "3" whose gaps have run shut, paler than
-its strokes, from an "8"). It is cropped to its ink, scaled with its aspect ratio kept into a
-fixed box, and described by HOG plus a coarse pixel grid; a one-hidden-layer network (plain
-numpy) maps that to the ten digits and an eleventh "not a digit" class (line fragments, specks,
-border corners), so stray ink lowers confidence instead of becoming a number.
+its strokes, from an "8"). It is cropped to its ink and scaled, aspect ratio kept, into a 32x32
+box; a small convolutional network (three 3x3 convolutions with max pooling, one hidden dense
+layer that also sees the glyph's aspect ratio) maps it to the ten digits and an eleventh "not a
+digit" class (line fragments, specks, border corners), so stray ink lowers confidence instead of
+becoming a number. It runs in plain numpy, about 0.4 ms a glyph.
 
-The weights are trained by ``tools/train_glyphs.py`` from digits rendered in many fonts found on
-the build machine and shipped in ``vision/data/glyphs.npz``; nothing is downloaded at run time.
+The weights are trained by ``tools/train_glyphs.py`` (PyTorch, needed only there) from digits
+rendered in many fonts found on the build machine and shipped in ``vision/data/glyphs.npz``;
+nothing is downloaded at run time.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import numpy as np
 __all__ = [
     "GlyphClassifier",
     "GlyphPrediction",
-    "glyph_features",
+    "glyph_inputs",
     "normalize_glyph",
     "default_classifier",
     "MODEL_PATH",
@@ -41,43 +43,8 @@ MODEL_PATH = Path(__file__).with_name("data") / "glyphs.npz"
 REJECT = 10
 N_CLASSES = 11
 
-_CANVAS = 32     # normalised glyph box; HOG window
-_FIT = 26        # the glyph's longer side inside the box, leaving room for HOG's border cells
-_CELL = 8        # HOG cell side; 2x2-cell blocks with a one-cell stride
-_BINS = 9        # unsigned orientation bins
-_GRID = 16       # side of the coarse ink grid: fine enough for the notches of a bold "3"
-_N_FEATURES = ((_CANVAS // _CELL - 1) ** 2) * 4 * _BINS + _GRID * _GRID + 1
-
-
-def _hog(batch: np.ndarray) -> np.ndarray:
-    """Dalal-Triggs HOG of a (K, 32, 32) float batch, vectorised (OpenCV 5 moved its HOG out)."""
-    k = batch.shape[0]
-    gx = np.zeros_like(batch)
-    gy = np.zeros_like(batch)
-    gx[:, :, 1:-1] = batch[:, :, 2:] - batch[:, :, :-2]
-    gy[:, 1:-1, :] = batch[:, 2:, :] - batch[:, :-2, :]
-    mag = np.hypot(gx, gy)
-    ang = np.mod(np.degrees(np.arctan2(gy, gx)), 180.0) / (180.0 / _BINS) - 0.5
-    lo = np.floor(ang)
-    w_hi = ang - lo
-    lo = lo.astype(np.int64) % _BINS
-    hi = (lo + 1) % _BINS
-    nc = _CANVAS // _CELL
-    cell_idx = (np.arange(_CANVAS) // _CELL)
-    cell_of = (cell_idx[:, None] * nc + cell_idx[None, :]).ravel()
-    width = nc * nc * _BINS
-    base = (np.arange(k)[:, None] * width + (cell_of * _BINS)[None, :]).reshape(-1)
-    m = mag.reshape(-1)
-    w_hi = w_hi.reshape(-1)
-    hist = (np.bincount(base + lo.reshape(-1), weights=m * (1 - w_hi), minlength=k * width)
-            + np.bincount(base + hi.reshape(-1), weights=m * w_hi, minlength=k * width))
-    hist = hist.astype(np.float32).reshape(k, nc, nc, _BINS)
-    blocks = np.concatenate([hist[:, :-1, :-1], hist[:, :-1, 1:], hist[:, 1:, :-1], hist[:, 1:, 1:]], axis=3)
-    blocks = blocks.reshape(k, (nc - 1) ** 2, 4 * _BINS)
-    blocks /= np.sqrt((blocks ** 2).sum(-1, keepdims=True) + 1e-6)
-    blocks = np.minimum(blocks, 0.2)
-    blocks /= np.sqrt((blocks ** 2).sum(-1, keepdims=True) + 1e-6)
-    return blocks.reshape(k, -1)
+_CANVAS = 32     # normalised glyph box: the network's input
+_FIT = 26        # the glyph's longer side inside the box
 
 
 def normalize_glyph(mask: np.ndarray) -> np.ndarray:
@@ -113,8 +80,8 @@ def normalize_glyph(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def glyph_features(masks: Sequence[np.ndarray]) -> np.ndarray:
-    """Feature vectors of glyph masks: HOG, a 16x16 ink grid and the log aspect ratio.
+def glyph_inputs(masks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The network's inputs for glyph masks: normalised images and log aspect ratios.
 
     Parameters
     ----------
@@ -123,20 +90,18 @@ def glyph_features(masks: Sequence[np.ndarray]) -> np.ndarray:
 
     Returns
     -------
-    (len(masks), D) float32 ndarray
+    images : (K, 32, 32) uint8 ndarray
+    log_aspect : (K,) float32 ndarray
+        log(width / height) of each glyph's ink, which the fixed box hides (a "1" from a "7").
     """
-    if len(masks) == 0:
-        return np.zeros((0, _N_FEATURES), np.float32)
-    norms, extra = [], []
-    for mask in masks:
-        norm = normalize_glyph(mask)
-        norms.append(norm)
-        grid = cv2.resize(norm, (_GRID, _GRID), interpolation=cv2.INTER_AREA).astype(np.float32).ravel() / 255.0
+    images = np.zeros((len(masks), _CANVAS, _CANVAS), np.uint8)
+    log_aspect = np.zeros(len(masks), np.float32)
+    for i, mask in enumerate(masks):
+        images[i] = normalize_glyph(mask)
         ys, xs = np.nonzero(mask)
-        aspect = np.log((xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1)) if ys.size else 0.0
-        extra.append(np.concatenate([grid, [aspect]]))
-    hog = _hog(np.stack(norms).astype(np.float32) / 255.0)
-    return np.concatenate([hog, np.asarray(extra, np.float32)], axis=1).astype(np.float32)
+        if ys.size:
+            log_aspect[i] = np.log((xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1))
+    return images, log_aspect
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,17 +164,25 @@ class GlyphClassifier:
                     log.debug("loaded glyph model %s", self.path)
         return self._params
 
-    def predict_features(self, feats: np.ndarray) -> np.ndarray:
-        """Class probabilities, (K, 11), from feature vectors made by :func:`glyph_features`."""
+    def predict_inputs(self, images: np.ndarray, log_aspect: np.ndarray) -> np.ndarray:
+        """Class probabilities, (K, 11), from inputs made by :func:`glyph_inputs`."""
         p = self._load()
-        if len(feats) == 0:
+        if len(images) == 0:
             return np.zeros((0, N_CLASSES), np.float32)
-        x = (feats - p["mean"]) / p["std"]
-        h = np.maximum(x @ p["W1"] + p["b1"], 0.0)
-        logits = (h @ p["W2"] + p["b2"]) / float(p["temperature"])
-        logits -= logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
-        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        probs = []
+        for i in range(0, len(images), _BATCH):
+            x = images[i: i + _BATCH].astype(np.float32)[..., None] / 255.0
+            for layer in ("c1", "c2", "c3"):
+                x = _conv_relu_pool(x, p[f"{layer}_weight"], p[f"{layer}_bias"])
+            # Flattened channel-first, as the network was trained.
+            x = np.concatenate([x.transpose(0, 3, 1, 2).reshape(len(x), -1),
+                                log_aspect[i: i + _BATCH, None].astype(np.float32)], axis=1)
+            h = np.maximum(x @ p["f1_weight"].T + p["f1_bias"], 0.0)
+            logits = (h @ p["f2_weight"].T + p["f2_bias"]) / float(p["temperature"])
+            logits -= logits.max(axis=1, keepdims=True)
+            e = np.exp(logits)
+            probs.append(e / e.sum(axis=1, keepdims=True))
+        return np.concatenate(probs).astype(np.float32)
 
     def classify(self, glyph_images: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Classify a batch of glyph masks.
@@ -231,9 +204,21 @@ class GlyphClassifier:
 
     def predict(self, glyph_images: Sequence[np.ndarray]) -> GlyphPrediction:
         """Like :meth:`classify`, returned as a :class:`GlyphPrediction` (with top-k helpers)."""
-        probs = self.predict_features(glyph_features(glyph_images))
+        probs = self.predict_inputs(*glyph_inputs(glyph_images))
         labels = probs.argmax(axis=1) if len(probs) else np.zeros(0, int)
         return GlyphPrediction(labels=labels, probs=probs)
+
+
+_BATCH = 512  # glyphs per pass: bounds the memory of the unfolded 3x3 patches (under 100 MB)
+
+
+def _conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(K, H, W, C) -> (K, H/2, W/2, O): 3x3 convolution (zero padded), ReLU, 2x2 max pool."""
+    k, h, wd, c = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    cols = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))  # K, H, W, C, 3, 3
+    y = cols.reshape(k * h * wd, c * 9) @ w.reshape(w.shape[0], -1).T + b
+    return np.maximum(y, 0.0).reshape(k, h // 2, 2, wd // 2, 2, -1).max(axis=(2, 4))
 
 
 @functools.cache
