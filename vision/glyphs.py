@@ -169,6 +169,11 @@ class GlyphClassifier:
         p = self._load()
         if len(images) == 0:
             return np.zeros((0, N_CLASSES), np.float32)
+        # The binarisation levels often cut the very same glyph: each distinct one is run once.
+        keys = np.concatenate([images.reshape(len(images), -1),
+                               log_aspect.astype(np.float32).view(np.uint8).reshape(len(images), -1)], axis=1)
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        images, log_aspect = images[first], log_aspect[first]
         probs = []
         for i in range(0, len(images), _BATCH):
             x = images[i: i + _BATCH].astype(np.float32)[..., None] / 255.0
@@ -182,7 +187,7 @@ class GlyphClassifier:
             logits -= logits.max(axis=1, keepdims=True)
             e = np.exp(logits)
             probs.append(e / e.sum(axis=1, keepdims=True))
-        return np.concatenate(probs).astype(np.float32)
+        return np.concatenate(probs).astype(np.float32)[inverse.ravel()]
 
     def classify(self, glyph_images: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Classify a batch of glyph masks.
