@@ -252,6 +252,22 @@ def test_classifier_batches_and_rejects_non_digits():
     assert MODEL_PATH.stat().st_size < 2 * 1024 * 1024
 
 
+def test_a_stricter_level_that_lost_a_digit_counts_for_less():
+    # A thin serif "12" at three binarisation levels: the loosest reads both digits, the stricter
+    # ones lose the faint "2" and read "1" (measured on a FreeSerif photo). A stricter threshold
+    # only removes ink, so the two-digit reading wins; "1" stays an alternative.
+    loose = ocr.NumberRead(12, 0.85, ((12, 0.89), (11, 0.09)))
+    lost = [ocr.NumberRead(1, 0.9, ((1, 0.95), (3, 0.01))), ocr.NumberRead(1, 0.5, ((1, 0.53), (4, 0.02)))]
+    merged = ocr._merge_levels([loose, *lost])
+    assert merged.value == 12 and 1 in dict(merged.alternatives)
+    # Plain averaging where the loose level is unsure of its two digits ...
+    unsure = ocr.NumberRead(12, 0.4, ((12, 0.5), (11, 0.3)))
+    assert ocr._merge_levels([unsure, *lost]).value == 1
+    # ... or where the stricter level's digit is not one of them.
+    other = [ocr.NumberRead(7, 0.9, ((7, 0.95),)), ocr.NumberRead(7, 0.9, ((7, 0.9),))]
+    assert ocr._merge_levels([loose, *other]).value == 7
+
+
 def test_network_layers_match_a_plain_convolution():
     # The reader unfolds 3x3 patches to run the trained network in numpy; the channel order of
     # the unfolded patches must be the one the weights were trained with (PyTorch's).

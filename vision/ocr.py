@@ -646,14 +646,21 @@ def _reads_as_no_digit(half: np.ndarray, read: NumberRead) -> bool:
 
 
 def _merge_levels(reads: Sequence[NumberRead]) -> NumberRead:
-    """One read from the reads of the same half at several binarisation levels: probabilities
-    averaged, and confidence halved when one level saw no number at all."""
+    """One read from the reads of the same half at several binarisation levels, loosest first:
+    probabilities averaged, and confidence halved when one level saw no number at all.
+
+    A stricter level only removes ink, so it can lose a faint digit but not add one: where a
+    looser level clearly read two digits and a stricter one only one of them, the stricter
+    read counts for less (it stays among the alternatives).
+    """
     if all(r.value is None for r in reads):
         return NumberRead(None, float(np.mean([r.confidence for r in reads])))
+    weights = [_LOST_DIGIT_WEIGHT if any(_lost_a_digit(r, looser) for looser in reads[:j]) else 1.0
+               for j, r in enumerate(reads)]
     probs: dict[int, float] = {}
-    for r in reads:
+    for r, w in zip(reads, weights):
         for v, p in r.alternatives or (((r.value, r.confidence),) if r.value is not None else ()):
-            probs[v] = probs.get(v, 0.0) + p / len(reads)
+            probs[v] = probs.get(v, 0.0) + w * p / sum(weights)
     ranked = sorted(probs.items(), key=lambda vp: -vp[1])[:4]
     p1 = ranked[0][1]
     p2 = ranked[1][1] if len(ranked) > 1 else 0.0
@@ -661,6 +668,19 @@ def _merge_levels(reads: Sequence[NumberRead]) -> NumberRead:
     if any(r.value is None for r in reads):
         conf *= 0.5
     return NumberRead(int(ranked[0][0]), float(conf), tuple((int(v), float(p)) for v, p in ranked))
+
+
+#: How much a level's read counts when it looks like a looser level's number with a digit lost.
+_LOST_DIGIT_WEIGHT = 0.25
+#: How sure the looser level must be of its two digits.
+_SURE_OF_TWO = 0.8
+
+
+def _lost_a_digit(strict: NumberRead, loose: NumberRead) -> bool:
+    if strict.value is None or loose.value is None:
+        return False
+    whole, part = str(loose.value), str(strict.value)
+    return len(whole) == 2 and len(part) == 1 and part in whole and _best_probability(loose) >= _SURE_OF_TWO
 
 
 def read_given(cell_img: np.ndarray, *, classifier: GlyphClassifier | None = None) -> NumberRead:
