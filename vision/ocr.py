@@ -657,10 +657,11 @@ def _merge_levels(reads: Sequence[NumberRead]) -> NumberRead:
         return NumberRead(None, float(np.mean([r.confidence for r in reads])))
     weights = [_LOST_DIGIT_WEIGHT if any(_lost_a_digit(r, looser) for looser in reads[:j]) else 1.0
                for j, r in enumerate(reads)]
+    total = sum(weights)
     probs: dict[int, float] = {}
     for r, w in zip(reads, weights):
         for v, p in r.alternatives or (((r.value, r.confidence),) if r.value is not None else ()):
-            probs[v] = probs.get(v, 0.0) + w * p / sum(weights)
+            probs[v] = probs.get(v, 0.0) + w * p / total
     ranked = sorted(probs.items(), key=lambda vp: -vp[1])[:4]
     p1 = ranked[0][1]
     p2 = ranked[1][1] if len(ranked) > 1 else 0.0
