@@ -39,6 +39,7 @@ __all__ = [
     "GlyphReader",
     "TesseractReader",
     "split_clue_cell",
+    "best_probability",
     "number_likeness",
     "digit_pieces",
     "ink_likeness",
@@ -620,7 +621,7 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
         flat = _read_many([_job(h) for hs in flipped for h in hs], clf)
         for k, i in enumerate(doubtful):
             other = _merge_levels(flat[k::len(doubtful)])
-            if other.value is not None and _best_probability(other) >= _FLIPPED_MIN_P:
+            if other.value is not None and best_probability(other) >= _FLIPPED_MIN_P:
                 halves[i], reads[i] = flipped[0][k], other
     return halves, reads
 
@@ -633,7 +634,8 @@ _NO_DIGIT_INK = 0.03
 _FLIPPED_MIN_P = 0.5
 
 
-def _best_probability(read: NumberRead) -> float:
+def best_probability(read: NumberRead) -> float:
+    """The probability of the read's likeliest number (0 where it read none)."""
     if read.value is None:
         return 0.0
     return max(p for _, p in (read.alternatives or ((read.value, read.confidence),)))
@@ -641,7 +643,7 @@ def _best_probability(read: NumberRead) -> float:
 
 def _reads_as_no_digit(half: np.ndarray, read: NumberRead) -> bool:
     if read.value is not None:
-        return _best_probability(read) < _NO_DIGIT_P
+        return best_probability(read) < _NO_DIGIT_P
     return np.count_nonzero(half >= 128) > _NO_DIGIT_INK * half.size
 
 
@@ -681,7 +683,7 @@ def _lost_a_digit(strict: NumberRead, loose: NumberRead) -> bool:
     if strict.value is None or loose.value is None:
         return False
     whole, part = str(loose.value), str(strict.value)
-    return len(whole) == 2 and len(part) == 1 and part in whole and _best_probability(loose) >= _SURE_OF_TWO
+    return len(whole) == 2 and len(part) == 1 and part in whole and best_probability(loose) >= _SURE_OF_TWO
 
 
 def read_given(cell_img: np.ndarray, *, classifier: GlyphClassifier | None = None) -> NumberRead:

@@ -11,8 +11,8 @@ from solver.reconcile import SideReading
 
 from .cells import classify_cells
 from .grid import GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
-from .ocr import (WEAK_LEVELS, digit_pieces, ink_likeness, number_likeness, read_clues_two_readers, read_givens,
-                  split_clue_cell)
+from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_likeness, number_likeness,
+                  read_clues_two_readers, read_givens, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "straighten_grid", "rectify_for_reading", "layout_doubt",
@@ -121,9 +121,9 @@ _ILLEGIBLE = 0.05
 def _options(read: NumberRead) -> tuple[tuple[int, float], ...]:
     if read.value is None:
         return ()
-    alts = read.alternatives or ((read.value, read.confidence),)
-    if max(p for _, p in alts) < _ILLEGIBLE:
+    if best_probability(read) < _ILLEGIBLE:
         return ()
+    alts = read.alternatives or ((read.value, read.confidence),)
     return tuple((int(v), float(p)) for v, p in alts)
 
 
