@@ -200,3 +200,15 @@ def test_tiny_bold_digits_are_read_as_printed():
     got = {(s.cell, s.direction): (s.options[0][0] if s.options else None) for s in reading.sides}
     truth = _truth_sides(name)
     assert {k: (got.get(k), v) for k, v in truth.items() if got.get(k) != v} == {}
+
+
+def test_big_black_givens_in_a_grid_with_dark_coloured_blocks_are_read():
+    # The second renderer's 10x10: dark green blocks with white clue digits, and five givens
+    # printed black, about two thirds of the cell tall. The givens were dropped twice over: the
+    # darkest ink of the clue cells is the green of the blocks, so black print looked like a
+    # pen of another colour; and the "9" stood taller than a clue digit may.
+    name = "black_givens_dark_green_blocks_10x10_render"
+    image = load_image(IMAGES / f"{name}.png")
+    (geometry,) = locate_puzzles(image)
+    reading = read_grid(image, geometry)
+    assert reading.givens == dict(load_puzzle(IMAGES / f"{name}.txt").givens)

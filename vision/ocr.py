@@ -351,7 +351,8 @@ def segment_digits(half: np.ndarray) -> list[np.ndarray]:
     return [g.mask > 0 for g in _segment(half)]
 
 
-def _segment(half: np.ndarray) -> list[_Glyph]:
+def _segment(half: np.ndarray, max_height: float = _DIGIT_H[1]) -> list[_Glyph]:
+    """The digit-like pieces of a half's ink; ``max_height``: tallest digit, share of the side."""
     if half.ndim != 2:
         raise ValueError(f"half: expected a 2-D ink mask, got shape {half.shape}")
     ink = (half > 0).astype(np.uint8)
@@ -362,7 +363,7 @@ def _segment(half: np.ndarray) -> list[_Glyph]:
         x, y, w, h, area = (int(v) for v in stats[i])
         if area < max(6, 0.0012 * side * side):
             continue  # speck
-        if h > _DIGIT_H[1] * side or w > 0.75 * side:
+        if h > max_height * side or w > 0.75 * side:
             continue  # a line or a blot, not a digit
         if _is_diagonal_sliver(labels[y:y + h, x:x + w] == i):
             continue
@@ -513,13 +514,13 @@ def _compositions(n: int, k: int) -> list[tuple[int, ...]]:
     return [(first,) + rest for first in range(1, n - k + 2) for rest in _compositions(n - first, k - 1)]
 
 
-def _job(half: np.ndarray) -> tuple[list[_Glyph], float]:
+def _job(half: np.ndarray, max_height: float = _DIGIT_H[1]) -> tuple[list[_Glyph], float]:
     """A half's glyphs, and how sure we would be that it is empty if there are none.
 
     Ink that was set aside (a big remnant, a cut-off piece) makes "empty" doubtful: the lattice
     may have cut a digit off, so the half deserves a second look.
     """
-    glyphs = _segment(half)
+    glyphs = _segment(half, max_height)
     leftover = int(np.count_nonzero(half)) - sum(np.count_nonzero(g.mask) for g in glyphs)
     empty_conf = 1.0 - 0.6 * min(1.0, max(0, leftover) / (0.01 * half.size))
     return glyphs, empty_conf
@@ -702,7 +703,7 @@ def read_given(cell_img: np.ndarray, *, classifier: GlyphClassifier | None = Non
     gray = _to_gray(cell_img, "cell_img")
     ink = _ink_mask(gray, _INSIDE, _CORE)
     ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
-    job = _job(ink)
+    job = _job(ink, _GIVEN_MAX_H)
     return _read_many([job], classifier or default_classifier(), max_value=9, n_digits=(1,))[0]
 
 
@@ -713,12 +714,14 @@ _FILLED_SHARE = 0.5
 _GIVEN_HEIGHT_TOL = 0.12
 _GIVEN_CENTRE_TOL = 0.12
 _GIVEN_MIN_CONF = 0.9
+#: A given may stand taller than a clue's digits: up to most of its cell (the borders are removed).
+_GIVEN_MAX_H = 0.85
 _GIVEN_ALONE_MAX = 8
 #: Lab chroma by which a given's ink may differ from the grid's own printing ink (blue pen).
 _GIVEN_CHROMA_TOL = 12.0
 
 
-def _ink_chroma(cell_img: np.ndarray, ink: np.ndarray) -> float | None:
+def ink_chroma(cell_img: np.ndarray, ink: np.ndarray) -> float | None:
     """Median Lab chroma of a colour cell's ink pixels (``ink`` on the 96x96 frame)."""
     ink = ink > 0
     if cell_img.ndim != 3 or cell_img.shape[2] != 3 or not ink.any():
@@ -730,7 +733,7 @@ def _ink_chroma(cell_img: np.ndarray, ink: np.ndarray) -> float | None:
     return float(np.median(np.hypot(lab[..., 1][pick] - 128, lab[..., 2][pick] - 128)))
 
 
-def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
+def read_givens(cells: Sequence[np.ndarray], *, ink_chromas: Sequence[float] = (),
                 classifier: GlyphClassifier | None = None,
                 tesseract_reader: "TesseractReader | None" = None) -> list[NumberRead]:
     """Printed given digits in the white cells of one grid; an empty read where there is none.
@@ -742,15 +745,16 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
       pen marks are answers to check, not givens;
     * it is one glyph, centred in its cell, of the height shared by the grid's other givens
       (a font has one digit height; handwriting wanders);
-    * its ink has the colour of the grid's printing ink (``ink_chroma``), not a blue pen's;
+    * its ink has the colour of one of the grid's printing inks (``ink_chromas``), not a blue pen's;
     * the glyph classifier is confident and tesseract reads the same digit.
 
     Parameters
     ----------
     cells : sequence of ndarray
         The white cells of one grid, cut from the rectified image (BGR or gray).
-    ink_chroma : float, optional
-        Lab chroma of the grid's printing ink (clue digits, lines); no colour test without it.
+    ink_chromas : sequence of float, optional
+        Lab chroma of each ink the grid is printed in (its darkest ink, its clue digits); a
+        given must match one of them. No colour test without them.
 
     Returns
     -------
@@ -766,7 +770,7 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
         gray = _to_gray(cell, "cells[i]")
         ink = _ink_mask(gray, _INSIDE, _CORE, _RIM)
         ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
-        glyphs = [g for g in _segment(ink) if g.box_xy[3] >= 0.2 * _S]
+        glyphs = [g for g in _segment(ink, _GIVEN_MAX_H) if g.box_xy[3] >= 0.2 * _S]
         masks.append(ink)
         glyph_lists.append(glyphs)
     marked = [i for i, gl in enumerate(glyph_lists) if gl]
@@ -789,9 +793,9 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
         off = max(abs(x + w / 2 - _S / 2), abs(y + hh / 2 - _S / 2)) / _S
         if abs(h - h_ref) > _GIVEN_HEIGHT_TOL * h_ref or off > _GIVEN_CENTRE_TOL:
             continue
-        if ink_chroma is not None:
-            chroma = _ink_chroma(cells[i], masks[i])
-            if chroma is not None and abs(chroma - ink_chroma) > _GIVEN_CHROMA_TOL:
+        if ink_chromas:
+            chroma = ink_chroma(cells[i], masks[i])
+            if chroma is not None and min(abs(chroma - c) for c in ink_chromas) > _GIVEN_CHROMA_TOL:
                 continue
         keep.append(i)
     # Marks of many heights or off-centre are handwriting: then none of them is trusted.
@@ -802,12 +806,13 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chroma: float | None = None,
     tess = tesseract_reader or TesseractReader()
     second: list[NumberRead] | None = None
     if tess.tesseract_cmd:
-        second = tess.read_halves([masks[i] for i in keep], max_value=9)
+        second = tess.read_halves([masks[i] for i in keep], max_value=9, max_height=_GIVEN_MAX_H)
         # Read again on its own what the mosaic gave no text for while the glyph reader is sure
         # (a lone heavy digit); a few at most, each is a call of its own.
         again = [k for k, i in enumerate(keep) if second[k].value is None
                  and reads[k].value is not None and reads[k].confidence >= _GIVEN_MIN_CONF][:_GIVEN_ALONE_MAX]
-        for k, read in zip(again, tess.read_halves([masks[keep[k]] for k in again], max_value=9, alone=True)):
+        for k, read in zip(again, tess.read_halves([masks[keep[k]] for k in again], max_value=9, alone=True,
+                                                   max_height=_GIVEN_MAX_H)):
             second[k] = read
     out = list(empty)
     for k, i in enumerate(keep):
@@ -876,7 +881,7 @@ class TesseractReader:
         return [(reads[2 * i], reads[2 * i + 1]) for i in range(len(cells))]
 
     def read_halves(self, halves: Sequence[np.ndarray], *, max_value: int = CLUE_MAX,
-                    alone: bool = False) -> list[NumberRead]:
+                    alone: bool = False, max_height: float = _DIGIT_H[1]) -> list[NumberRead]:
         """Read half-cell ink masks (from :func:`split_clue_cell`), batched into few tesseract calls.
 
         With ``alone``, each is read on its own as a single character (one call each): the
@@ -885,13 +890,13 @@ class TesseractReader:
         if alone:
             out = []
             for half in halves:
-                glyphs = _segment(half)
+                glyphs = _segment(half, max_height)
                 out.append(_text_to_read(*self._run([_mosaic_line(glyphs)], psm="10")[0], max_value)
                            if glyphs else NumberRead(None, 1.0))
             return out
         lines: list[np.ndarray | None] = []
         for half in halves:
-            glyphs = _segment(half)
+            glyphs = _segment(half, max_height)
             lines.append(_mosaic_line(glyphs) if glyphs else None)
         out: list[NumberRead] = [NumberRead(None, 1.0)] * len(halves)
         todo = [i for i, ln in enumerate(lines) if ln is not None]

@@ -11,7 +11,7 @@ from solver.reconcile import SideReading
 
 from .cells import classify_cells
 from .grid import GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
-from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_likeness, number_likeness,
+from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness,
                   read_clues_two_readers, read_givens, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
@@ -253,7 +253,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         log.info("numbers read where the layout has no run: %s", stray)
     white_cells = sorted(whites)
     given_reads = read_givens([_cell_crop(warped, read_lattice, r, c) for r, c in white_cells],
-                              ink_chroma=_printing_ink_chroma(crops))
+                              ink_chromas=_printing_ink_chromas(crops))
     givens = {cell: int(g.value) for cell, g in zip(white_cells, given_reads) if g.value is not None}
     if givens:
         log.info("givens read: %s", givens)
@@ -288,12 +288,23 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
     return geometry, reading
 
 
-def _printing_ink_chroma(clue_crops: list[np.ndarray]) -> float | None:
-    """Lab chroma of the darkest ink in the clue cells: the colour the puzzle was printed in."""
+def _printing_ink_chromas(clue_crops: list[np.ndarray]) -> tuple[float, ...]:
+    """Lab chroma of the inks the puzzle was printed in: the darkest one in the clue cells, and
+    that of the clue digits (they differ where dark coloured blocks carry light digits, and the
+    givens are printed black)."""
     crops = [c for c in clue_crops if c.ndim == 3 and c.size]
     if not crops:
-        return None
+        return ()
     pixels = np.concatenate([c.reshape(-1, 3) for c in crops]).astype(np.uint8)
     lab = cv2.cvtColor(pixels[None], cv2.COLOR_BGR2LAB)[0].astype(np.float32)
     dark = lab[:, 0] <= np.percentile(lab[:, 0], 3)
-    return float(np.median(np.hypot(lab[dark, 1] - 128, lab[dark, 2] - 128)))
+    chromas = [float(np.median(np.hypot(lab[dark, 1] - 128, lab[dark, 2] - 128)))]
+    digits = [chroma for crop in crops[:_DIGIT_INK_SAMPLE] for half in split_clue_cell(crop)
+              if (chroma := ink_chroma(crop, half)) is not None]
+    if digits:
+        chromas.append(float(np.median(digits)))
+    return tuple(chromas)
+
+
+#: Clue cells whose digits are looked at for their ink's colour.
+_DIGIT_INK_SAMPLE = 16
