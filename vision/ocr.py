@@ -139,7 +139,7 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
     # A light blur averages out hatching and paper grain but keeps digit strokes.
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     sv = smooth[core]
-    bg = float(np.median(sv))
+    bg = _paper_level(sv)
     hi, lo = float(np.percentile(sv, 99.7)), float(np.percentile(sv, 0.3))
     bright, dark = hi - bg, bg - lo
     if rim is not None and np.count_nonzero(rim) >= 20:
@@ -177,6 +177,14 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
     # gaps of a "3" or a "6" shut, they stay paler than the strokes, and that tells them from "8".
     strength = (smooth - bg) / bright if bright > dark else (bg - smooth) / dark
     return np.where(seeded[labels], np.clip(np.rint(255.0 * strength), 1, 255), 0).astype(np.uint8)
+
+
+def _paper_level(values: np.ndarray) -> float:
+    # The commonest level, not the median: a two-digit number can cover nearly half of its
+    # triangle, and the median then lies on the strokes' blurred edges.
+    hist = np.bincount(np.clip(np.rint(values), 0, 255).astype(np.int64), minlength=256).astype(np.float32)
+    hist = cv2.GaussianBlur(hist[None, :], (0, 0), 3.0).ravel()
+    return float(np.argmax(hist))
 
 
 _K = (np.rint(_XX - _YY)).astype(np.int64)  # diagonal offset of each pixel, x - y
