@@ -271,6 +271,15 @@ def test_a_stricter_level_that_lost_a_digit_counts_for_less():
     assert ocr._merge_levels([loose, *other]).value == 7
 
 
+def test_paper_level_is_the_commonest_grey_when_a_number_covers_half_the_triangle():
+    # Grey paper (110) on 45% of the pixels, pale strokes (190) on 35% and their blurred edges
+    # between: the median lands on the edges, the commonest grey is the paper's.
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.normal(110, 3, 450), rng.normal(190, 6, 350), rng.uniform(110, 190, 200)])
+    assert float(np.median(values)) > 125
+    assert abs(ocr._paper_level(values) - 110) <= 3
+
+
 def test_network_layers_match_a_plain_convolution():
     # The reader unfolds 3x3 patches to run the trained network in numpy; the channel order of
     # the unfolded patches must be the one the weights were trained with (PyTorch's).
