@@ -288,6 +288,10 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
     return geometry, reading
 
 
+#: Clue cells whose digits are looked at for their ink's colour.
+_DIGIT_INK_SAMPLE = 16
+
+
 def _printing_ink_chromas(clue_crops: list[np.ndarray]) -> tuple[float, ...]:
     """Lab chroma of the inks the puzzle was printed in: the darkest one in the clue cells, and
     that of the clue digits (they differ where dark coloured blocks carry light digits, and the
@@ -305,6 +309,3 @@ def _printing_ink_chromas(clue_crops: list[np.ndarray]) -> tuple[float, ...]:
         chromas.append(float(np.median(digits)))
     return tuple(chromas)
 
-
-#: Clue cells whose digits are looked at for their ink's colour.
-_DIGIT_INK_SAMPLE = 16
