@@ -5,6 +5,8 @@ This is the only module that touches argv, logging set-up, output files and exit
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
 import json
 import logging
 import multiprocessing
@@ -24,9 +26,9 @@ from solver.combos import combinations, sum_range
 from solver.errors import InvalidPuzzleError, KakuroError, PuzzleFormatError
 from solver.formats import format_text, grid_tokens, parse_puzzle, puzzle_to_json
 from solver.model import Puzzle, Solution
-from solver.reconcile import Correction, reconcile_reading
+from solver.reconcile import Correction, Reconciled, reconcile_reading
 from solver.solve import solve_puzzle
-from solver.validate import check_puzzle
+from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry
 from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import locate_puzzles
 from vision.imageio import load_image
@@ -163,16 +165,8 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
                                         reading=reading,
                                         seconds=time.perf_counter() - start))
             continue
-        # A short search first: a reading that needs a long one is read again with tesseract anyway.
-        rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
-                                reading.sides, reading.givens, time_limit_s=min(time_limit_s, 1.0))
-        if rec.status != "solved" or rec.corrections:
-            # The glyph reader alone did not settle it: read again with tesseract's second opinion
-            # on the unsure clues (when the rules accept the first reading, this changes nothing).
-            reading = read_grid(image, geometry, second_opinion=True)
-            rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
-                                    reading.sides, reading.givens, time_limit_s=time_limit_s,
-                                    resemble=reading.resemble, resemble_digits=reading.resemble_digits)
+        reading, rec = _check_reading(image, geometry, reading, time_limit_s)
+        reading, rec = _check_layout_symmetry(image, geometry, reading, rec, time_limit_s)
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
                                     time.perf_counter() - start))
@@ -181,6 +175,69 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     if any(r.status != "unreadable" for r in results):
         results = [r for r in results if r.status != "unreadable" or r.puzzle is not None]
     return results
+
+
+def _check_reading(image: np.ndarray, geometry, reading: GridReading, time_limit_s: float,
+                   ) -> tuple[GridReading, Reconciled]:
+    """The puzzle's rules applied to a reading (read again with a second opinion where needed)."""
+    layout = reading.whites
+    # A short search first: a reading that needs a long one is read again with tesseract anyway.
+    rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
+                            reading.sides, reading.givens, time_limit_s=min(time_limit_s, 1.0))
+    if rec.status != "solved" or rec.corrections:
+        # The glyph reader alone did not settle it: read again with tesseract's second opinion
+        # on the unsure clues (when the rules accept the first reading, this changes nothing).
+        reading = read_grid(image, geometry, second_opinion=True, layout=layout)
+        rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
+                                reading.sides, reading.givens, time_limit_s=time_limit_s,
+                                resemble=reading.resemble, resemble_digits=reading.resemble_digits)
+    return reading, rec
+
+
+#: Classification confidence from which a cell off the layout's symmetry is taken as printed.
+_SURE_CLASS = 0.8
+
+
+def _check_layout_symmetry(image: np.ndarray, geometry, reading: GridReading, rec: Reconciled,
+                           time_limit_s: float) -> tuple[GridReading, Reconciled]:
+    """Read a layout that is symmetric but for a cell or two (a misread) as its symmetric variants.
+
+    A white cell in a shadow taken for a block can leave a puzzle that still has one solution,
+    a wrong one. Each pair of cells off the symmetry is read both ways (both white, both not);
+    a symmetric variant the rules solve is taken when it is the only one. When none is, a
+    solved reading whose asymmetric cells are not all clearly printed is not called solved.
+    """
+    off = layout_asymmetry(reading.n_rows, reading.n_cols, reading.whites)
+    if not off or len(off) > MISREAD_ASYMMETRY:
+        return reading, rec
+    where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in off)
+    pairs = sorted({tuple(sorted([(r, c), (reading.n_rows - r, reading.n_cols - c)])) for r, c in off})
+    solved = []
+    for choice in itertools.product((True, False), repeat=len(pairs)):
+        whites = set(reading.whites)
+        for pair, white in zip(pairs, choice):
+            for cell in pair:
+                (whites.add if white else whites.discard)(cell)
+        variant = read_grid(image, geometry, second_opinion=False, layout=frozenset(whites))
+        if not variant.sides or variant.doubt is not None:
+            continue
+        variant, variant_rec = _check_reading(image, geometry, variant, time_limit_s)
+        if variant_rec.status == "solved":
+            solved.append((variant, variant_rec))
+    if len(solved) == 1:
+        log.info("layout off its symmetry at %s: read as its symmetric variant, which the rules solve", where)
+        return solved[0]
+    if solved:
+        problem = f"the cells at {where} may be white or not: the puzzle can be solved either way"
+    elif rec.status == "solved" and (len(off) < MISREAD_ASYMMETRY or any(
+            reading.classes.confidence[cell] < _SURE_CLASS for cell in off)):
+        problem = (f"the layout is symmetric except at {where}, which usually means a cell was misread; "
+                   "check those cells")
+    else:
+        return reading, rec
+    # The doubtful cells join the suspects as whole cells (direction "cell"), marked on the image.
+    return reading, dataclasses.replace(rec, status="unreadable", problems=rec.problems + (problem,),
+                                        suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in off))
 
 
 def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray:

@@ -68,7 +68,7 @@ def _score(results, truths, corners):
 
 
 def _synthetic(tier: str, n: int, seed: int, pool):
-    rng = np.random.default_rng([seed, ("clean", "photo", "hard", "page").index(tier)])
+    rng = np.random.default_rng([seed, ("clean", "photo", "hard", "page", "light").index(tier)])
     for _ in range(n):
         if tier == "page":
             small = [p for p in pool if max(p[0].n_rows, p[0].n_cols) <= 10]
@@ -112,7 +112,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-tier", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--tiers", default="clean,photo,hard,page,real,reshot")
+    parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot")
     args = parser.parse_args()
     pool = _corpus(15)
     rows = []

@@ -204,7 +204,8 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     return warped, H, lattice, read_lattice
 
 
-def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool = True) -> GridReading:
+def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool = True,
+              layout: frozenset[Cell] | None = None) -> GridReading:
     """Classify the cells of a located grid and read every clue its layout needs.
 
     Parameters
@@ -215,12 +216,16 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         From :func:`vision.grid.locate_puzzles`.
     second_opinion : bool
         Ask tesseract about the clue reads the glyph reader is unsure of.
+    layout : frozenset of (row, col), optional
+        The white cells to read the grid as, instead of those the cells' looks say (a layout
+        corrected by the puzzle's rules); ``classes`` still holds what the cells looked like.
     """
     warped, H, lattice, read_lattice = straighten_grid(image, geometry)
     classes = classify_cells(warped, read_lattice)
     n_rows, n_cols = lattice.shape
     kinds = classes.kinds
-    whites = frozenset((r, c) for r in range(n_rows) for c in range(n_cols) if kinds[r, c] == "white")
+    whites = layout if layout is not None else frozenset(
+        (r, c) for r in range(n_rows) for c in range(n_cols) if kinds[r, c] == "white")
     # The layout decides which sides carry a number: a down sum exactly when the cell below is
     # white, an across sum exactly when the cell to the right is white.
     needs: dict[Cell, tuple[bool, bool]] = {}

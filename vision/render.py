@@ -3,8 +3,9 @@
 ``random_puzzle`` makes a valid layout and digit fill, ``random_style`` a look drawn from the styles
 found in print and on screen (black clue cells with white numbers, grey or coloured cells, newspaper
 white cells with a thin diagonal, shaded half cells), ``render_puzzle`` draws a puzzle flat, and
-``photograph`` turns a flat render into a scan, a phone photo or a hard photo (curled page, shadow,
-low resolution) while tracking the grid corners through every geometric step. ``make_sample`` ties
+``photograph`` turns a flat render into a scan, a phone photo, a hard photo (curled page, shadow,
+low resolution) or a photo in adverse light (a hard shadow, a steep gradient, the reverse page
+showing through, a dark desk, a bowed page) while tracking the grid corners through every geometric step. ``make_sample`` ties
 it together, deterministic in its seed.
 
 This is a test tool, not the product: the product must read styles and fonts this module has never
@@ -28,13 +29,13 @@ from solver.model import Cell, Clue, Puzzle
 
 __all__ = [
     "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_from_fill", "puzzle_values_ok", "random_style",
-    "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts",
+    "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts", "LIGHT_CONDITIONS",
 ]
 
 log = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
-Level = Literal["clean", "photo", "hard"]
+Level = Literal["clean", "photo", "hard", "light"]
 TIERS = ("clean", "photo", "hard", "page")
 
 _SS = 2  # supersampling factor: Pillow draws aliased shapes, so draw at 2x and average down
@@ -625,6 +626,54 @@ def _shadow_gain(rng: np.random.Generator, shape) -> np.ndarray:
     return 1 - rng.uniform(0.25, 0.5) * mask
 
 
+#: What a ``light`` photo may suffer, one or two at a time (see ``_photograph_points``).
+LIGHT_CONDITIONS = ("hard_shadow", "soft_gradient", "show_through", "dark_desk", "bow")
+
+
+def _hard_shadow(rng: np.random.Generator, shape, grid_xy: np.ndarray) -> np.ndarray:
+    """A sharp-edged shadow (a hand or a phone between lamp and page) over a fifth to a half of
+    the grid, full size float32 gain.
+
+    Its edge is a straight or gently curved line across the grid with a rounded finger or two
+    reaching in; the edge is blurred by only 0.5-3 px (a near object under a small lamp).
+    """
+    h, w = shape[:2]
+    lo, hi = grid_xy.min(axis=0), grid_xy.max(axis=0)
+    centre, extent = (lo + hi) / 2, hi - lo
+    angle = rng.uniform(0, 2 * np.pi)
+    normal = np.array([np.cos(angle), np.sin(angle)])
+    # The edge passes this far from the grid's centre, along the normal (shadow on the + side).
+    reach = float(np.abs(normal) @ extent) / 2
+    offset = rng.uniform(0.0, 0.6) * reach
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    along = (xx - centre[0]) * -normal[1] + (yy - centre[1]) * normal[0]
+    across = (xx - centre[0]) * normal[0] + (yy - centre[1]) * normal[1] - offset
+    across -= rng.uniform(-0.08, 0.08) * along ** 2 / max(reach, 1.0)  # a curved edge (a palm)
+    mask = (across > 0).astype(np.float32)
+    for _ in range(int(rng.integers(0, 3))):  # fingers reaching onto the lit side
+        t = rng.uniform(-0.8, 0.8) * reach
+        width, length = rng.uniform(0.04, 0.09) * reach * 2, rng.uniform(0.15, 0.5) * reach
+        finger = (np.abs(along - t) < width / 2) & (across > -length) & (across <= 0)
+        mask[finger] = 1.0
+    sigma = rng.uniform(0.5, 3.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+    depth = rng.uniform(0.3, 0.6)
+    return 1.0 - depth * mask
+
+
+def _show_through(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The reverse page's print seen through thin paper: a faint, blurred mirror image of a page
+    like this one, shifted, darkening the paper by up to 10-30% where its ink lies."""
+    h, w = image.shape[:2]
+    back = cv2.flip(image, 1)
+    shift = np.float32([[1, 0, rng.uniform(-0.3, 0.3) * w], [0, 1, rng.uniform(-0.2, 0.2) * h]])
+    back = cv2.warpAffine(back, shift, (w, h), borderMode=cv2.BORDER_REFLECT)
+    gray = cv2.cvtColor(back, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255
+    ink = cv2.GaussianBlur(1 - gray, (0, 0), rng.uniform(0.8, 2.5))
+    gain = 1 - rng.uniform(0.1, 0.3) * ink
+    return np.clip(image.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+
+
 def _light_and_noise(image: np.ndarray, rng: np.random.Generator, gain_small: np.ndarray,
                      sigma: float) -> np.ndarray:
     """Multiply by the light field (with a warm or cool tint) and add sensor noise, in one pass."""
@@ -720,11 +769,15 @@ def _onto_page(image: np.ndarray, points_xy: np.ndarray, rng: np.random.Generato
     return out, points_xy + np.array([ox, oy], np.float32)
 
 
-def _desk(rng: np.random.Generator, shape) -> np.ndarray:
-    """A table top: a flat colour with blotches and sometimes wood grain (drawn at 1/4 size)."""
+def _desk(rng: np.random.Generator, shape, dark: bool = False) -> np.ndarray:
+    """A table top: a flat colour with blotches and sometimes wood grain (drawn at 1/4 size);
+    ``dark``: as dark as a grid's black cells (a black desk, a dark wood)."""
     h, w = shape[0] // 4 + 1, shape[1] // 4 + 1
-    base = np.array([(60, 90, 140), (40, 60, 95), (120, 120, 120), (200, 200, 205), (30, 30, 35),
-                     (60, 100, 60), (150, 170, 190)][rng.integers(7)], np.float32)
+    colours = [(60, 90, 140), (40, 60, 95), (120, 120, 120), (200, 200, 205), (30, 30, 35),
+               (60, 100, 60), (150, 170, 190)]
+    if dark:
+        colours = [(15, 15, 18), (25, 30, 40), (35, 30, 28), (10, 20, 30), (40, 40, 45)]
+    base = np.array(colours[rng.integers(len(colours))], np.float32)
     desk = base + _smooth_field(rng, (h, w), int(rng.integers(3, 9)))[..., None] * rng.uniform(5, 30)
     if rng.random() < 0.4:  # wood grain
         yy = np.arange(h, dtype=np.float32)[:, None, None]
@@ -751,10 +804,11 @@ def _camera_homography(rng, src_quad: np.ndarray, max_rot: float, max_tilt: floa
     return cv2.getPerspectiveTransform(src_quad.astype(np.float32), dst)
 
 
-def _curl_map(rng: np.random.Generator, w: int, h: int):
-    """A mild page curl and barrel distortion, as a function from output to source page points."""
+def _curl_map(rng: np.random.Generator, w: int, h: int, bow: float = 0.05):
+    """A page curl (horizontal lines bow by up to ``bow`` of the height) and barrel distortion,
+    as a function from output to source page points."""
     k_barrel = rng.uniform(-0.03, 0.05)
-    curl_y = rng.uniform(-0.05, 0.05) * h
+    curl_y = rng.uniform(-bow, bow) * h
     curl_x = rng.uniform(-0.03, 0.03) * w
     spine = rng.uniform(-0.5, 0.5)
 
@@ -785,9 +839,16 @@ def _invert_points(to_source, points_xy: np.ndarray) -> np.ndarray:
 def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.Generator, level: str,
                        on_page: bool = True):
     """``photograph`` for any set of tracked points (several grids' corners on one page)."""
-    if level not in ("clean", "photo", "hard"):
-        raise ValueError(f"level: expected 'clean', 'photo' or 'hard', got {level!r}")
+    if level not in ("clean", "photo", "hard", "light"):
+        raise ValueError(f"level: expected 'clean', 'photo', 'hard' or 'light', got {level!r}")
     points_xy = np.asarray(points_xy, np.float32).reshape(-1, 2)
+    conditions: set[str] = set()
+    if level == "light":
+        picks = rng.choice(len(LIGHT_CONDITIONS), size=1 if rng.random() < 0.6 else 2, replace=False)
+        conditions = {LIGHT_CONDITIONS[i] for i in picks}
+        log.debug("light conditions: %s", sorted(conditions))
+        if "dark_desk" in conditions:
+            on_page = False  # the grid's own margin meets the desk
     if level == "clean":
         image, points_xy = _resize(image, points_xy, rng.uniform(0.75, 1.3))
         if rng.random() < 0.3:  # scanned a little askew
@@ -805,11 +866,14 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
     hard = level == "hard"
     if on_page:
         image, points_xy = _onto_page(image, points_xy, rng)
+    if "show_through" in conditions:
+        image = _show_through(image, rng)
     h, w = image.shape[:2]
     page_quad = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     H = _camera_homography(rng, page_quad, 30 if hard else 15, 28 if hard else 14)
-    to_source = _curl_map(rng, w, h) if hard else None
-    grid_pts = _invert_points(to_source, points_xy) if hard else points_xy.astype(np.float64)
+    curled = hard or "bow" in conditions
+    to_source = _curl_map(rng, w, h, 0.05 if hard else rng.uniform(0.06, 0.1)) if curled else None
+    grid_pts = _invert_points(to_source, points_xy) if curled else points_xy.astype(np.float64)
     proj_grid = cv2.perspectiveTransform(grid_pts.reshape(-1, 1, 2), H).reshape(-1, 2)
     proj_page = cv2.perspectiveTransform(page_quad.reshape(-1, 1, 2).astype(np.float64), H).reshape(-1, 2)
     # frame the shot: the page plus some desk, cropped where needed but never cutting the grid
@@ -844,8 +908,8 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
         small, A_inv = image, np.eye(3)
         fx = fy = 1.0
     M_inv = np.linalg.inv(M)
-    desk = _desk(rng, (out_h, out_w))
-    if hard:
+    desk = _desk(rng, (out_h, out_w), dark="dark_desk" in conditions)
+    if curled:
         yy, xx = np.mgrid[0:out_h, 0:out_w].astype(np.float32)
         den = M_inv[2, 0] * xx + M_inv[2, 1] * yy + M_inv[2, 2]
         qx = (M_inv[0, 0] * xx + M_inv[0, 1] * yy + M_inv[0, 2]) / den
@@ -872,9 +936,14 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
     image, points_xy = _fit_size(image, points_xy)
     sigma = rng.uniform(0.8, 1.8) if hard else rng.uniform(0.2, 1.0)
     image = cv2.GaussianBlur(image, (0, 0), sigma)
-    gain = _lighting_gain(rng, image.shape, rng.uniform(0.2, 0.6) if hard else rng.uniform(0.1, 0.4))
-    if hard and rng.random() < 0.7:
+    steep = "soft_gradient" in conditions
+    gain = _lighting_gain(rng, image.shape, rng.uniform(0.2, 0.6) if hard else
+                          rng.uniform(0.7, 1.1) if steep else rng.uniform(0.1, 0.4))
+    if (hard and rng.random() < 0.7) or (steep and rng.random() < 0.5):
         gain = gain * _shadow_gain(rng, image.shape)
+    if "hard_shadow" in conditions:
+        shadow = _hard_shadow(rng, image.shape, points_xy)
+        image = np.clip(image.astype(np.float32) * shadow[..., None], 0, 255).astype(np.uint8)
     image = _light_and_noise(image, rng, gain, rng.uniform(3, 9) if hard else rng.uniform(1, 5))
     return _jpeg(image, rng.integers(30, 71) if hard else rng.integers(50, 91)), points_xy
 
@@ -892,7 +961,10 @@ def photograph(image: np.ndarray, corners_xy: np.ndarray, rng: np.random.Generat
         ``clean``: flat scan, slight blur, JPEG. ``photo``: printed page with text around the grid
         on a desk, camera rotation up to 15 degrees and tilt, lighting gradient, noise, JPEG.
         ``hard``: rotation up to 30 degrees, stronger tilt, mild page curl and barrel distortion,
-        shadow, lower resolution, blur.
+        shadow, lower resolution, blur. ``light``: a photo with one or two of
+        ``LIGHT_CONDITIONS``: a sharp-edged shadow of a hand or phone over part of the grid, a steep
+        soft gradient, the reverse page showing through, a dark desk right beside the grid's
+        margin, a page bowed enough that the far rows drift.
 
     Returns
     -------
