@@ -19,6 +19,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -32,8 +33,9 @@ from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry
 from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import locate_puzzles
 from vision.imageio import load_image
+from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
-from vision.read import GridReading, complete_clue_border, read_grid
+from vision.read import GridReading, complete_clue_border, read_grid, trim_page_margin
 
 __all__ = ["main", "ExitCode", "PuzzleResult", "PageResult", "solve_image", "annotate_image", "process_page"]
 
@@ -158,15 +160,19 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     for geometry in geometries:
         start = time.perf_counter()
         reading = read_grid(image, geometry, second_opinion=False)
-        geometry, reading = complete_clue_border(image, geometry, reading, second_opinion=False)
+        image_read = image
+        if reading.shadow:
+            image_read, geometry, reading = _relocate_in_even_light(image, geometry, reading)
+        geometry, reading = trim_page_margin(image_read, geometry, reading, second_opinion=False)
+        geometry, reading = complete_clue_border(image_read, geometry, reading, second_opinion=False)
         if not reading.whites or not reading.sides:
             results.append(PuzzleResult("unreadable", None, None, geometry.quad.corners_xy,
                                         problems=(reading.doubt or "the grid has no white cells or no clues",),
                                         reading=reading,
                                         seconds=time.perf_counter() - start))
             continue
-        reading, rec = _check_reading(image, geometry, reading, time_limit_s)
-        reading, rec = _check_layout_symmetry(image, geometry, reading, rec, time_limit_s)
+        reading, rec = _check_reading(image_read, geometry, reading, time_limit_s)
+        reading, rec = _check_layout_symmetry(image_read, geometry, reading, rec, time_limit_s)
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
                                     time.perf_counter() - start))
@@ -175,6 +181,27 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     if any(r.status != "unreadable" for r in results):
         results = [r for r in results if r.status != "unreadable" or r.puzzle is not None]
     return results
+
+
+def _relocate_in_even_light(image: np.ndarray, geometry, reading: GridReading
+                            ) -> tuple[np.ndarray, object, GridReading]:
+    """The image with a shadow found across the grid evened out, and the grid found again there.
+
+    The shadow's edge is as strong as a grid line to the locator, and the rows in its shadow as
+    weak as text: a grid can come out cut short at the edge. Found again in even light, it has
+    its full size.
+    """
+    relit = divide_out_shadow(image, reading.shadow_in_source())
+    if relit is None:
+        return image, geometry, reading
+    centre = geometry.quad.corners_xy.mean(axis=0)
+    again = [g for g in locate_puzzles(relit)
+             if cv2.pointPolygonTest(g.quad.corners_xy.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])),
+                                     False) >= 0]
+    if again and again[0].shape != geometry.shape:
+        log.info("grid found again in evened-out light: %dx%d (was %dx%d)", *again[0].shape, *geometry.shape)
+        geometry = again[0]
+    return relit, geometry, read_grid(relit, geometry, second_opinion=False)
 
 
 def _check_reading(image: np.ndarray, geometry, reading: GridReading, time_limit_s: float,

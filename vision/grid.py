@@ -154,6 +154,19 @@ def extend_geometry(geometry: GridGeometry, top: int = 0, left: int = 0) -> Grid
                         warped_size=(int(np.ceil(height + dy)), int(np.ceil(width + dx))))
 
 
+def trim_geometry(geometry: GridGeometry, top: int = 0, left: int = 0, bottom: int = 0,
+                  right: int = 0) -> GridGeometry:
+    """The same grid without ``top`` rows above, ``left`` columns before, and so on."""
+    rows = geometry.lattice.row_edges[top:len(geometry.lattice.row_edges) - bottom]
+    cols = geometry.lattice.col_edges[left:len(geometry.lattice.col_edges) - right]
+    if len(rows) < 2 or len(cols) < 2:
+        raise ValueError("trim_geometry: nothing left of the grid")
+    box_xy = np.array([[cols[0], rows[0]], [cols[-1], rows[0]], [cols[-1], rows[-1]], [cols[0], rows[-1]]])
+    corners_xy = _apply_h(np.linalg.inv(geometry.H), box_xy).astype(np.float32)
+    return GridGeometry(quad=Quad(corners_xy, geometry.quad.score), H=geometry.H,
+                        lattice=Lattice(tuple(rows), tuple(cols)), warped_size=geometry.warped_size)
+
+
 def rectify(image: np.ndarray, quad: Quad, cell_px: int = 48,
             shape: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Warp the quadrilateral to an upright rectangle.

@@ -10,13 +10,15 @@ import numpy as np
 from solver.reconcile import SideReading
 
 from .cells import classify_cells
-from .grid import GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh, remap_to_mesh
+from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
+                   remap_to_mesh, trim_geometry)
+from .light import ShadowEdge, even_out_shadow
 from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness,
                   read_clues_two_readers, read_givens, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "straighten_grid", "rectify_for_reading", "layout_doubt",
-           "complete_clue_border"]
+           "complete_clue_border", "trim_page_margin"]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,33 @@ class GridReading:
     givens: dict[Cell, int] = field(default_factory=dict)
     #: Each side's ink, as a 96x96 mask binarised at the middle level, cut when first compared.
     ink: dict[tuple[Cell, str], np.ndarray] = field(default_factory=dict)
+    #: Where a sharp shadow's edge crosses cells (in the straightened grid), evened out there.
+    shadow: tuple[ShadowEdge, ...] = ()
+
+    def shadow_in_source(self) -> list[ShadowEdge]:
+        """The shadow's edges in the source image's pixels (to even out the light there)."""
+        if not self.shadow or self.rectified_lattice is None:
+            return []
+        to_source = np.linalg.inv(self.H)
+
+        def source_xy(x: float, y: float) -> np.ndarray:
+            # The straightened grid is regular; its cells map one to one to the lattice's.
+            frame = []
+            for v, regular, followed in ((x, self.rectified_lattice.col_edges, self.lattice.col_edges),
+                                         (y, self.rectified_lattice.row_edges, self.lattice.row_edges)):
+                k = int(np.clip(np.searchsorted(regular, v) - 1, 0, len(regular) - 2))
+                t = (v - regular[k]) / max(regular[k + 1] - regular[k], 1e-6)
+                frame.append(followed[k] + t * (followed[k + 1] - followed[k]))
+            p = to_source @ np.array([frame[0], frame[1], 1.0])
+            return p[:2] / p[2]
+
+        edges = []
+        for e in self.shadow:
+            p = source_xy(*e.point_xy)
+            q = source_xy(e.point_xy[0] + 5 * e.normal_xy[0], e.point_xy[1] + 5 * e.normal_xy[1])
+            n = (q - p) / max(float(np.linalg.norm(q - p)), 1e-9)
+            edges.append(ShadowEdge(e.row, e.col, (float(p[0]), float(p[1])), (float(n[0]), float(n[1])), e.gain))
+        return edges
 
     def _side_ink(self, side: tuple[Cell, str]) -> np.ndarray | None:
         # Only readings with a rival compare numbers, so the halves are cut on demand.
@@ -221,6 +250,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         corrected by the puzzle's rules); ``classes`` still holds what the cells looked like.
     """
     warped, H, lattice, read_lattice = straighten_grid(image, geometry)
+    warped, shadow = even_out_shadow(warped, read_lattice)
     classes = classify_cells(warped, read_lattice)
     n_rows, n_cols = lattice.shape
     kinds = classes.kinds
@@ -242,7 +272,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         # Reading its "clues" would only add noise; the pipeline reports it as unreadable.
         log.info("grid %dx%d rejected: %s", n_rows, n_cols, doubt)
         return GridReading(n_rows, n_cols, whites, clue_cells, (), classes, H, lattice, (), doubt,
-                           warped, read_lattice)
+                           warped, read_lattice, shadow=tuple(shadow))
     crops = [_cell_crop(warped, read_lattice, r, c) for r, c in clue_cells]
     reads = read_clues_two_readers(crops, second_opinion=second_opinion) if crops else []
     sides: list[SideReading] = []
@@ -263,7 +293,35 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     if givens:
         log.info("givens read: %s", givens)
     return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
-                       None, warped, read_lattice, givens)
+                       None, warped, read_lattice, givens, shadow=tuple(shadow))
+
+
+def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading,
+                     **read_options) -> tuple[GridGeometry, GridReading]:
+    """Drop a row or column at the grid's edge in which every cell looks like white paper.
+
+    A grid printed with a paper margin, photographed on a desk as dark as its blocks, shows the
+    margin as one more row or column of cells between two dark edges. No Kakuro has such a row
+    or column: the first ones hold only clues, and a last one all white would be a run without
+    a clue. The grid is read again without it, and that reading is kept when its own first row
+    and column hold no white-looking cell.
+    """
+    classes = reading.classes
+    looked = classes.looked_white if classes is not None else None
+    if looked is None or reading.n_rows < 4 or reading.n_cols < 4:
+        return geometry, reading
+    white = (classes.kinds == "white") | looked
+    edges = {"top": int(looked[0, :].all()), "left": int(looked[:, 0].all()),
+             "bottom": int(white[-1, :].all()), "right": int(white[:, -1].all())}
+    if not any(edges.values()):
+        return geometry, reading
+    trimmed = trim_geometry(geometry, **edges)
+    again = read_grid(image, trimmed, **read_options)
+    looked = again.classes.looked_white
+    if again.sides and again.doubt is None and (looked is None or not looked.any()):
+        log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
+        return trimmed, again
+    return geometry, reading
 
 
 def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: GridReading,

@@ -1,0 +1,236 @@
+"""Even out a hard shadow across a rectified grid before its cells are classified and read.
+
+A hand or a phone between the lamp and the page casts a shadow with a sharp edge: every cell on
+its far side is darker by one factor, white paper, grey fills and ink alike. Compared with the
+white paper in the light beside it, a white cell in the shadow looks grey, as dark as a tinted
+clue cell, and is taken for one. Lighting that changes slowly is left to the cell classifier,
+which compares each cell with the whitest cells near it; a sharp edge is not slow, so it is
+found here and divided out.
+
+The edge is found where the grid's own print cannot make one: inside cells, away from the grid
+lines and the cells' diagonals, as a straight step in the log of the brightness that is darker
+on the same side all along (a printed stroke is darker in its middle, both sides lighter). Cells
+crossed by such a step are split along it; every other cell takes the side of the cells it is
+joined to without crossing the edge. One shadow depth is measured across the steps and divided
+out of the shadow side.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .types import Lattice
+
+__all__ = ["ShadowEdge", "find_shadow", "even_out_shadow", "divide_out_shadow"]
+
+log = logging.getLogger(__name__)
+
+#: Smallest shadow worth dividing out: the shadow side keeps at most this share of the light
+#: (a step of 12% is within the light changes the classifier already follows).
+_MAX_GAIN = 0.88
+#: Deepest shadow taken for one: a step to under a fifth of the light is ink against paper.
+_MIN_GAIN = 0.2
+#: |cos| between a step's normal and a cell side's from which the step runs along that side.
+_ALONG_SIDE = 0.97
+#: Cells (centre to centre) over which a shadow edge is followed from one crossed cell to the next.
+_CHAIN_REACH = 4.0
+#: Log-brightness gradient (per pixel, after smoothing) from which a pixel may be on a step.
+_EDGE_GRADIENT = 0.035
+#: Pixels either side of a grid line or a cell's diagonal where steps are the print's own.
+_LINE_BAND = 0.09
+#: Steps crossing cells: share of a cell side a step must run along, and how far (pixels) its
+#: pixels may lie from the straight line fitted through them.
+_MIN_EXTENT = 0.45
+_MAX_RESIDUAL = 2.5
+#: Share of a step's pixels that must be darker on the same side.
+_ONE_SIDED = 0.85
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowEdge:
+    """Where a shadow's edge crosses one cell: a point on it and the unit normal towards the light
+    (rectified pixels), and the share of the light the shadow side keeps there."""
+
+    row: int
+    col: int
+    point_xy: tuple[float, float]
+    normal_xy: tuple[float, float]
+    gain: float
+
+
+def _smoothed_log(gray: np.ndarray) -> np.ndarray:
+    # A median removes thin print (grid lines, digit strokes, hatching) before the step search.
+    cell_free = cv2.medianBlur(gray, 7).astype(np.float32)
+    return cv2.GaussianBlur(np.log(cell_free + 10.0), (0, 0), 2.0)
+
+
+def _print_bands(shape: tuple[int, int], lattice: Lattice) -> np.ndarray:
+    """True on the grid lines, the cells' main diagonals and outside the grid."""
+    h, w = shape
+    band = np.ones((h, w), bool)
+    rows, cols = lattice.row_edges, lattice.col_edges
+    y0, y1 = int(round(rows[0])), int(round(rows[-1]))
+    x0, x1 = int(round(cols[0])), int(round(cols[-1]))
+    band[max(y0, 0):y1, max(x0, 0):x1] = False
+    cell = float(np.median(np.diff(rows)))
+    pad = max(2, int(round(_LINE_BAND * cell)))
+    for y in rows:
+        band[max(int(round(y)) - pad, 0):int(round(y)) + pad + 1, :] = True
+    for x in cols:
+        band[:, max(int(round(x)) - pad, 0):int(round(x)) + pad + 1] = True
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    for r in range(len(rows) - 1):
+        for c in range(len(cols) - 1):
+            ya, yb, xa, xb = rows[r], rows[r + 1], cols[c], cols[c + 1]
+            sl = (slice(max(int(ya), 0), int(np.ceil(yb))), slice(max(int(xa), 0), int(np.ceil(xb))))
+            u = (xx[sl] - xa) / max(xb - xa, 1.0) - (yy[sl] - ya) / max(yb - ya, 1.0)
+            band[sl] |= np.abs(u) * min(xb - xa, yb - ya) < pad * 1.4
+    return band
+
+
+def find_shadow(gray: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
+    """The cells a sharp shadow edge crosses, each with the edge's line there; empty for none.
+
+    Parameters
+    ----------
+    gray : (M, N) uint8 ndarray
+        The rectified grid.
+    lattice : Lattice
+        Its cells.
+    """
+    logl = _smoothed_log(gray)
+    gy, gx = np.gradient(logl)
+    magnitude = np.hypot(gx, gy)
+    candidate = (magnitude > _EDGE_GRADIENT) & ~_print_bands(gray.shape, lattice)
+    n_rows, n_cols = lattice.shape
+    edges: list[ShadowEdge] = []
+    for r in range(n_rows):
+        for c in range(n_cols):
+            edge = _edge_in_cell(candidate, gx, gy, logl, lattice, r, c)
+            if edge is not None:
+                edges.append(edge)
+    return _chained(edges, float(np.median(np.diff(lattice.row_edges))))
+
+
+def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> ShadowEdge | None:
+    y0, y1 = int(round(lattice.row_edges[r])), int(round(lattice.row_edges[r + 1]))
+    x0, x1 = int(round(lattice.col_edges[c])), int(round(lattice.col_edges[c + 1]))
+    size = min(y1 - y0, x1 - x0)
+    ys, xs = np.nonzero(candidate[y0:y1, x0:x1])
+    if len(xs) < _MIN_EXTENT * size:
+        return None
+    pts = np.c_[xs + x0, ys + y0].astype(np.float32)
+    vx, vy, px, py = (float(v) for v in cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel())
+    normal = np.array([-vy, vx])
+    dist = (pts - [px, py]) @ normal
+    inliers = np.abs(dist) < _MAX_RESIDUAL
+    if inliers.sum() < 0.6 * len(pts):
+        return None
+    along = (pts[inliers] - [px, py]) @ np.array([vx, vy])
+    if np.ptp(along) < _MIN_EXTENT * size * 1.5:
+        return None
+    ix, iy = pts[inliers, 0].astype(int), pts[inliers, 1].astype(int)
+    grad = np.c_[gx[iy, ix], gy[iy, ix]]
+    towards = grad @ normal
+    if np.mean(towards > 0) < _ONE_SIDED:
+        if np.mean(towards < 0) < _ONE_SIDED:
+            return None
+        normal = -normal
+    # The step itself: log brightness a few pixels to either side of the edge, along its length.
+    off = max(4.0, 0.08 * size)
+    h, w = logl.shape
+    lit_x = np.clip(np.rint(ix + normal[0] * off), 0, w - 1).astype(int)
+    lit_y = np.clip(np.rint(iy + normal[1] * off), 0, h - 1).astype(int)
+    dark_x = np.clip(np.rint(ix - normal[0] * off), 0, w - 1).astype(int)
+    dark_y = np.clip(np.rint(iy - normal[1] * off), 0, h - 1).astype(int)
+    step = np.median(logl[dark_y, dark_x] - logl[lit_y, lit_x])
+    gain = float(np.exp(step))
+    if not _MIN_GAIN <= gain <= _MAX_GAIN:
+        return None
+    # A step along a cell's side, just inside it, is a fill or a border the lattice missed by a
+    # few pixels, not a shadow.
+    for side_normal, lo, hi, at in (((1.0, 0.0), x0, x1, px), ((0.0, 1.0), y0, y1, py)):
+        if abs(normal @ side_normal) > _ALONG_SIDE and min(at - lo, hi - at) < 0.2 * size:
+            return None
+    return ShadowEdge(r, c, (px, py), (float(normal[0]), float(normal[1])), gain)
+
+
+def _chained(edges: list[ShadowEdge], cell: float) -> list[ShadowEdge]:
+    """The edges that go on, on the same line, into another cell's edge of a like depth.
+
+    A shadow's edge runs on across cells; a lone step in one cell is print (a disc, a bold
+    digit's side) or a stain.
+    """
+    kept = []
+    for e in edges:
+        p, n = np.array(e.point_xy), np.array(e.normal_xy)
+        for f in edges:
+            q, m = np.array(f.point_xy), np.array(f.normal_xy)
+            if f is e or not 0 < np.linalg.norm(q - p) <= _CHAIN_REACH * cell:
+                continue
+            ratio = np.log(e.gain) / np.log(f.gain)
+            on_line = max(abs((q - p) @ n), abs((p - q) @ m)) < 0.2 * cell
+            if 0.6 < ratio < 1.0 / 0.6 and n @ m > 0.8 and on_line:
+                kept.append(e)
+                break
+    return kept
+
+
+def even_out_shadow(image: np.ndarray, lattice: Lattice) -> tuple[np.ndarray, list[ShadowEdge]]:
+    """``image`` with the shadow side of a sharp shadow edge brightened to the light side's level.
+
+    Returns the image (unchanged when no shadow edge was found) and the edges found.
+    """
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    edges = find_shadow(gray, lattice)
+    if not edges:
+        return image, []
+    out = divide_out_shadow(image, edges)
+    if out is None:
+        return image, []
+    log.info("shadow edge across %d cells, shadow keeps %.0f%% of the light: evened out",
+             len(edges), 100 * float(np.median([e.gain for e in edges])))
+    return out, edges
+
+
+def divide_out_shadow(image: np.ndarray, edges: list[ShadowEdge]) -> np.ndarray | None:
+    """``image`` with the shadow beyond ``edges`` (in its pixels) divided out; None when the edges
+    do not make one line with the light on one side."""
+    shadow = _shadow_side(image.shape[:2], edges)
+    if shadow is None:
+        return None
+    gain = float(np.median([e.gain for e in edges]))
+    # The edge itself is a few pixels soft: so is the correction.
+    field = cv2.GaussianBlur(np.where(shadow, gain, 1.0).astype(np.float32), (0, 0), 1.5)
+    if image.ndim == 3:
+        field = field[..., None]
+    return np.clip(image.astype(np.float32) / field, 0, 255).astype(np.uint8)
+
+
+def _shadow_side(shape: tuple[int, int], edges: list[ShadowEdge]) -> np.ndarray | None:
+    """Pixel mask of the shadow: the side away from the light of the line through the edges
+    (in order along it, and carried on straight past the first and the last to the image's
+    border); None when the edges do not make one line with the light on one side."""
+    normals = np.array([e.normal_xy for e in edges])
+    mean = normals.mean(axis=0)
+    mean /= max(np.linalg.norm(mean), 1e-9)
+    if np.min(normals @ mean) < np.cos(np.radians(50)):
+        log.debug("shadow: edges face different ways (a shadow's corner or fingers); left as it is")
+        return None
+    direction = np.array([-mean[1], mean[0]])
+    order = sorted(edges, key=lambda e: np.dot(e.point_xy, direction))
+    points = np.array([e.point_xy for e in order])
+    h, w = shape
+    far = 4.0 * max(h, w)
+    first_dir = np.array([-order[0].normal_xy[1], order[0].normal_xy[0]])
+    last_dir = np.array([-order[-1].normal_xy[1], order[-1].normal_xy[0]])
+    first_dir *= np.sign(first_dir @ direction) or 1.0
+    last_dir *= np.sign(last_dir @ direction) or 1.0
+    start, end = points[0] - first_dir * far, points[-1] + last_dir * far
+    outline = np.vstack([start, points, end, end - mean * far, start - mean * far])
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.rint(outline).astype(np.int64).reshape(-1, 1, 2).astype(np.int32)], 1)
+    return mask.astype(bool)
