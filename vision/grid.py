@@ -558,11 +558,16 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
         # An outer row dark all over, without one mark in it, whose darkness goes on past the
         # grid's ends, is a dark page or desk beside the grid (its edge looks like one more
         # line). A grid's own blank border row ends with the grid.
+        # A row of white cells in a shadow that goes on past the grid is as dark, but the
+        # column lines still cross it.
         blank = share >= _BLANK_INK
+        no_dark = np.zeros_like(dark)
+        row_lines = _band_support(cum_v, no_dark, rows, cols, cell)
+        col_lines = _band_support(cum_h, no_dark.T, cols, rows, cell)
         for k, edges in ((0, [0, 1]), (-1, [-1, -2])):
-            if blank[k].mean() >= 0.9 and _dark_beyond(below, rows[edges], cols):
+            if blank[k].mean() >= 0.9 and row_lines[k] < 0.5 and _dark_beyond(below, rows[edges], cols):
                 row_sup[k] = 0.0
-            if blank[:, k].mean() >= 0.9 and _dark_beyond(below.T.copy(), cols[edges], rows):
+            if blank[:, k].mean() >= 0.9 and col_lines[k] < 0.5 and _dark_beyond(below.T.copy(), cols[edges], rows):
                 col_sup[k] = 0.0
         # Two empty rows running across it split the lattice: a grid on one side, text or a
         # page edge that happens to keep the spacing on the other. The larger part stays.

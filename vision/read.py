@@ -296,6 +296,10 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
                        None, warped, read_lattice, givens, shadow=tuple(shadow))
 
 
+#: Share of a first row's (column's) cells that look white from which it may be page margin.
+_MARGIN_SHARE = 0.75
+
+
 def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading,
                      **read_options) -> tuple[GridGeometry, GridReading]:
     """Drop a row or column at the grid's edge in which every cell looks like white paper.
@@ -311,7 +315,10 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     if looked is None or reading.n_rows < 4 or reading.n_cols < 4:
         return geometry, reading
     white = (classes.kinds == "white") | looked
-    edges = {"top": int(looked[0, :].all()), "left": int(looked[:, 0].all()),
+    # The first row or column may keep a cell or so dark in a shadowed corner; the reading
+    # without it must then hold no white-looking cell in its own first ones. A last row all
+    # white (its first cell too, which no white cell can be) is margin whatever the reading.
+    edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE), "left": int(looked[:, 0].mean() >= _MARGIN_SHARE),
              "bottom": int(white[-1, :].all()), "right": int(white[:, -1].all())}
     if not any(edges.values()):
         return geometry, reading
