@@ -35,6 +35,8 @@ _MAX_GAIN = 0.88
 _MIN_GAIN = 0.2
 #: |cos| between a step's normal and a cell side's from which the step runs along that side.
 _ALONG_SIDE = 0.97
+#: Share of a cell from its side within which a step along that side is the print's.
+_SIDE_BAND = 0.35
 #: Cells (centre to centre) over which a shadow edge is followed from one crossed cell to the next.
 _CHAIN_REACH = 4.0
 #: Log-brightness gradient (per pixel, after smoothing) from which a pixel may be on a step.
@@ -150,10 +152,10 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
     gain = float(np.exp(step))
     if not _MIN_GAIN <= gain <= _MAX_GAIN:
         return None
-    # A step along a cell's side, just inside it, is a fill or a border the lattice missed by a
-    # few pixels, not a shadow.
+    # A step along a cell's side, not far inside it, is a fill or a border the lattice missed by
+    # a few pixels (a paper margin beside the outer border), not a shadow.
     for side_normal, lo, hi, at in (((1.0, 0.0), x0, x1, px), ((0.0, 1.0), y0, y1, py)):
-        if abs(normal @ side_normal) > _ALONG_SIDE and min(at - lo, hi - at) < 0.2 * size:
+        if abs(normal @ side_normal) > _ALONG_SIDE and min(at - lo, hi - at) < _SIDE_BAND * size:
             return None
     return ShadowEdge(r, c, (px, py), (float(normal[0]), float(normal[1])), gain)
 

@@ -1,0 +1,71 @@
+"""Uneven light: a hard shadow across a real grid is evened out, and never seen where there is none."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from pipeline import solve_image
+from solver.formats import grid_tokens, load_puzzle
+from vision.grid import locate_puzzles
+from vision.imageio import load_image
+from vision.light import find_shadow
+from vision.read import straighten_grid
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def _cast_shadow(image: np.ndarray, depth: float, angle_deg: float, offset: float) -> np.ndarray:
+    """The image darkened by ``depth`` beyond a straight, sharp edge (a hand between lamp and page)."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    nx, ny = np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))
+    beyond = ((xx - w / 2) * nx + (yy - h / 2) * ny - offset * min(h, w) > 0).astype(np.float32)
+    gain = 1 - depth * cv2.GaussianBlur(beyond, (0, 0), 1.0)
+    return np.clip(image * gain[..., None], 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("name, depth, angle, offset", [
+    ("wikipedia_8x8.png", 0.5, 60, 0.1),              # white triangles on black
+    ("site_9x9_a.png", 0.45, 110, 0.0),               # light-grey clue cells
+    ("guardian1244_photo_edited.jpg", 0.4, 80, 0.15),  # newspaper photo, hatched clue cells
+    ("grey_white_digits_14x12.jpg", 0.5, 30, 0.0),    # grey clue cells, white digits
+])
+def test_a_real_grid_under_a_hard_shadow_is_read_exactly(name, depth, angle, offset):
+    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
+    shadowed = _cast_shadow(load_image(SAMPLES / name), depth, angle, offset)
+    [result] = solve_image(shadowed)
+    assert result.status == "solved"
+    assert grid_tokens(result.puzzle) == grid_tokens(truth)
+
+
+@pytest.mark.parametrize("name", ["wikipedia_8x8.png", "site_german_10x10.png", "guardian1244_photo_a.jpg",
+                                  "book_page_curl_photo.jpg", "times2046_photo_handfilled.png"])
+def test_no_shadow_is_found_where_the_light_is_even(name):
+    image = load_image(SAMPLES / name)
+    geometry = locate_puzzles(image)[0]
+    warped, _, _, lattice = straighten_grid(image, geometry)
+    assert find_shadow(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), lattice) == []
+
+
+def test_the_shadow_found_has_the_depth_cast():
+    image = _cast_shadow(load_image(SAMPLES / "site_9x9_a.png"), 0.45, 110, 0.0)
+    geometry = locate_puzzles(image)[0]
+    warped, _, _, lattice = straighten_grid(image, geometry)
+    edges = find_shadow(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), lattice)
+    assert len(edges) >= 2
+    assert np.median([e.gain for e in edges]) == pytest.approx(0.55, abs=0.07)
+
+
+def test_a_paper_margin_between_a_dark_desk_and_a_dark_grid_is_not_a_column():
+    # A render photographed on a black desk (vision/render.py, light level, dark desk): the grid's
+    # paper margin shows as one more column of cells between two dark edges. Truth: the puzzle
+    # the renderer drew (a corpus puzzle).
+    folder = Path(__file__).resolve().parent / "data" / "images"
+    truth = load_puzzle(folder / "paper_margin_on_dark_desk_8x15_render.txt")
+    [result] = solve_image(load_image(folder / "paper_margin_on_dark_desk_8x15_render.png"))
+    assert (result.puzzle.n_rows, result.puzzle.n_cols) == (8, 15)
+    assert grid_tokens(result.puzzle) == grid_tokens(truth)
+    assert result.status == "solved"
