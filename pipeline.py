@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from solver.combos import combinations, sum_range
 from solver.errors import InvalidPuzzleError, KakuroError, PuzzleFormatError
 from solver.formats import format_text, grid_tokens, parse_puzzle, puzzle_to_json
-from solver.model import Puzzle, Solution
+from solver.model import Cell, Puzzle, Solution
 from solver.reconcile import Correction, Reconciled, reconcile_reading
 from solver.solve import solve_puzzle
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry
@@ -172,7 +172,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
                                         seconds=time.perf_counter() - start))
             continue
         reading, rec = _check_reading(image_read, geometry, reading, time_limit_s)
-        reading, rec = _check_layout_symmetry(image_read, geometry, reading, rec, time_limit_s)
+        reading, rec = _check_layout(image_read, geometry, reading, rec, time_limit_s)
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
                                     time.perf_counter() - start))
@@ -223,48 +223,100 @@ def _check_reading(image: np.ndarray, geometry, reading: GridReading, time_limit
 
 #: Classification confidence from which a cell off the layout's symmetry is taken as printed.
 _SURE_CLASS = 0.8
+#: Most layout variants read for one grid (each is a whole reading).
+_MAX_VARIANTS = 8
+#: A layout further off its symmetry than MISREAD_ASYMMETRY may still be misread where each pair
+#: off it (up to this many) has a cell this unsure of its class (0.5: on the split).
+_MAX_UNSURE_PAIRS = 8
+_UNSURE_CLASS = 0.65
 
 
-def _check_layout_symmetry(image: np.ndarray, geometry, reading: GridReading, rec: Reconciled,
-                           time_limit_s: float) -> tuple[GridReading, Reconciled]:
-    """Read a layout that is symmetric but for a cell or two (a misread) as its symmetric variants.
+def _layout_doubts(reading: GridReading) -> tuple[tuple[Cell, ...], list[tuple[tuple[Cell, ...], tuple[bool, ...]]]]:
+    """The cells off the layout's symmetry, and the groups of cells in doubt with the kinds each
+    group may take (True: white).
+
+    Two witnesses say a cell was misread: the symmetry (a pair off it can be both white or both
+    not), and a number printed where the layout has no run (the cell it points to is white; its
+    mirror too, to keep the symmetry).
+    """
+    n_rows, n_cols = reading.n_rows, reading.n_cols
+    off = layout_asymmetry(n_rows, n_cols, reading.whites)
+    pairs = sorted({tuple(sorted([(r, c), (n_rows - r, n_cols - c)])) for r, c in off})
+    groups: list[tuple[tuple[Cell, ...], tuple[bool, ...]]] = []
+    if len(off) <= MISREAD_ASYMMETRY:
+        for pair in pairs:
+            groups.append((pair, (True, False)))
+    elif len(pairs) <= _MAX_UNSURE_PAIRS:
+        # Further off, a cell of each pair looked unsure (near the white / non-white split) and
+        # its mirror clearly printed: the pair takes the sure cell's kind. Only all such pairs
+        # together make a variant (light that misleads the classifier misleads it in one region).
+        confidence = reading.classes.confidence
+        for a, b in pairs:
+            unsure, sure = sorted((a, b), key=lambda cell: confidence[cell])
+            if confidence[unsure] > _UNSURE_CLASS or confidence[sure] < confidence[unsure] + 0.15:
+                groups = []
+                break
+            groups.append(((a, b), (sure in reading.whites,)))
+    taken = {cell for group, _ in groups for cell in group}
+    for (r, c), direction, _ in reading.stray:
+        cell = (r + 1, c) if direction == "down" else (r, c + 1)
+        if not (1 <= cell[0] < n_rows and 1 <= cell[1] < n_cols) or cell in reading.whites or cell in taken:
+            continue
+        mirror = (n_rows - cell[0], n_cols - cell[1])
+        group = tuple(sorted({cell, mirror} - set(reading.whites)))
+        groups.append((group, (True,)))
+        taken.update(group)
+    return off, groups
+
+
+def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconciled,
+                  time_limit_s: float) -> tuple[GridReading, Reconciled]:
+    """Read the layout again where the puzzle's own witnesses doubt it (see ``_layout_doubts``).
 
     A white cell in a shadow taken for a block can leave a puzzle that still has one solution,
-    a wrong one. Each pair of cells off the symmetry is read both ways (both white, both not);
-    a symmetric variant the rules solve is taken when it is the only one. When none is, a
-    solved reading whose asymmetric cells are not all clearly printed is not called solved.
+    a wrong one. Each variant of the cells in doubt is read; one the rules solve is taken when it
+    is the only one. When none is, a solved reading off the symmetry by one pair (or by two
+    that did not look clearly printed) is not called solved.
     """
-    off = layout_asymmetry(reading.n_rows, reading.n_cols, reading.whites)
-    if not off or len(off) > MISREAD_ASYMMETRY:
+    off, groups = _layout_doubts(reading)
+    if not groups:
         return reading, rec
-    where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in off)
-    pairs = sorted({tuple(sorted([(r, c), (reading.n_rows - r, reading.n_cols - c)])) for r, c in off})
     solved = []
-    for choice in itertools.product((True, False), repeat=len(pairs)):
+    choices = itertools.product(*(kinds for _, kinds in groups))
+    for choice in itertools.islice(choices, _MAX_VARIANTS):
         whites = set(reading.whites)
-        for pair, white in zip(pairs, choice):
-            for cell in pair:
+        for (cells, _), white in zip(groups, choice):
+            for cell in cells:
                 (whites.add if white else whites.discard)(cell)
+        if whites == set(reading.whites):
+            continue
         variant = read_grid(image, geometry, second_opinion=False, layout=frozenset(whites))
         if not variant.sides or variant.doubt is not None:
             continue
         variant, variant_rec = _check_reading(image, geometry, variant, time_limit_s)
         if variant_rec.status == "solved":
             solved.append((variant, variant_rec))
-    if len(solved) == 1:
-        log.info("layout off its symmetry at %s: read as its symmetric variant, which the rules solve", where)
+    doubted = tuple(sorted({cell for cells, _ in groups for cell in cells}))
+    where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in doubted)
+    # Far off the symmetry, the printed layout may be asymmetric: the variant only replaces a
+    # reading the rules reject.
+    near = len(off) <= MISREAD_ASYMMETRY
+    if len(solved) == 1 and (near or rec.status != "solved"):
+        log.info("layout in doubt at %s: read as the variant the rules solve", where)
         return solved[0]
-    if solved:
+    if solved and near:
         problem = f"the cells at {where} may be white or not: the puzzle can be solved either way"
-    elif rec.status == "solved" and (len(off) < MISREAD_ASYMMETRY or any(
+    elif rec.status == "solved" and 0 < len(off) <= MISREAD_ASYMMETRY and (len(off) < MISREAD_ASYMMETRY or any(
             reading.classes.confidence[cell] < _SURE_CLASS for cell in off)):
+        where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in off)
         problem = (f"the layout is symmetric except at {where}, which usually means a cell was misread; "
                    "check those cells")
+        doubted = off
     else:
         return reading, rec
     # The doubtful cells join the suspects as whole cells (direction "cell"), marked on the image.
     return reading, dataclasses.replace(rec, status="unreadable", problems=rec.problems + (problem,),
-                                        suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in off))
+                                        suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in doubted))
 
 
 def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray:
