@@ -229,6 +229,8 @@ _MAX_VARIANTS = 8
 #: off it (up to this many) has a cell this unsure of its class (0.5: on the split).
 _MAX_UNSURE_PAIRS = 8
 _UNSURE_CLASS = 0.65
+#: Search budget (CP-SAT deterministic units, about seconds) for each layout variant.
+_VARIANT_SEARCH_S = 1.0
 
 
 def _layout_doubts(reading: GridReading) -> tuple[tuple[Cell, ...], list[tuple[tuple[Cell, ...], tuple[bool, ...]]]]:
@@ -293,7 +295,8 @@ def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconc
         variant = read_grid(image, geometry, second_opinion=False, layout=frozenset(whites))
         if not variant.sides or variant.doubt is not None:
             continue
-        variant, variant_rec = _check_reading(image, geometry, variant, time_limit_s)
+        # A variant is worth taking when the rules settle it at once: a short search only.
+        variant, variant_rec = _check_reading(image, geometry, variant, min(time_limit_s, _VARIANT_SEARCH_S))
         if variant_rec.status == "solved":
             solved.append((variant, variant_rec))
     doubted = tuple(sorted({cell for cells, _ in groups for cell in cells}))
