@@ -36,7 +36,12 @@ _MIN_GAIN = 0.2
 #: |cos| between a step's normal and a cell side's from which the step runs along that side.
 _ALONG_SIDE = 0.97
 #: Share of a cell from its side within which a step along that side is the print's.
-_SIDE_BAND = 0.35
+_SIDE_BAND = 0.45
+#: How much further from an edge (times the step's offset) the shadow must keep its depth.
+_FAR = 3.0
+#: Share of the shadow's depth (in log brightness) that may be left along its outline once
+#: divided out: more means the outline is not where the shadow ends.
+_LEFT_OVER = 0.2
 #: Cells (centre to centre) over which a shadow edge is followed from one crossed cell to the next.
 _CHAIN_REACH = 4.0
 #: Log-brightness gradient (per pixel, after smoothing) from which a pixel may be on a step.
@@ -114,7 +119,66 @@ def find_shadow(gray: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
             edge = _edge_in_cell(candidate, gx, gy, logl, lattice, r, c)
             if edge is not None:
                 edges.append(edge)
+    crossed = {(e.row, e.col) for e in edges}
+    # Where a cell's clue digits outnumber the edge's pixels, the cell alone cannot tell; the
+    # edge's straight run through several cells can.
+    edges += [e for e in _edges_along_lines(candidate, logl, lattice) if (e.row, e.col) not in crossed]
     return _chained(edges, float(np.median(np.diff(lattice.row_edges))))
+
+
+def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
+    """Shadow edges from straight runs of step pixels longer than a cell, one per cell crossed.
+
+    Each run is checked along its whole length: the brightness a few pixels to either side
+    must step the same way, by one depth, at most points (a run of digits in a row does not).
+    """
+    cell = float(np.median(np.diff(lattice.row_edges)))
+    segments = cv2.HoughLinesP(candidate.astype(np.uint8) * 255, 1, np.pi / 180, threshold=int(0.6 * cell),
+                               minLineLength=1.2 * cell, maxLineGap=0.6 * cell)
+    if segments is None:
+        return []
+    h, w = logl.shape
+    rows, cols = np.asarray(lattice.row_edges), np.asarray(lattice.col_edges)
+    off = max(4.0, 0.08 * cell)
+    edges = []
+    for x0, y0, x1, y1 in segments.reshape(-1, 4).astype(np.float64):
+        length = np.hypot(x1 - x0, y1 - y0)
+        direction = np.array([x1 - x0, y1 - y0]) / length
+        normal = np.array([-direction[1], direction[0]])
+        # Along a grid line, a step is a fill the lattice missed by a few pixels.
+        if abs(normal[1]) > _ALONG_SIDE and np.min(np.abs(rows - (y0 + y1) / 2)) < _SIDE_BAND * cell:
+            continue
+        if abs(normal[0]) > _ALONG_SIDE and np.min(np.abs(cols - (x0 + x1) / 2)) < _SIDE_BAND * cell:
+            continue
+        t = np.arange(0.0, length, 2.0)
+        px, py = x0 + t * direction[0], y0 + t * direction[1]
+        if _along_diagonals(px, py, direction, rows, cols):
+            continue
+        keep = candidate[np.clip(np.rint(py).astype(int), 0, h - 1), np.clip(np.rint(px).astype(int), 0, w - 1)]
+        if keep.sum() < 0.5 * len(t):
+            continue
+        px, py = px[keep], py[keep]
+
+        def at(dx: float, dy: float) -> np.ndarray:
+            return logl[np.clip(np.rint(py + dy).astype(int), 0, h - 1), np.clip(np.rint(px + dx).astype(int), 0, w - 1)]
+
+        step = at(*(normal * off)) - at(*(-normal * off))  # light side minus the other
+        if np.median(step) < 0:
+            normal, step = -normal, -step
+        gain = float(np.exp(-np.median(step)))
+        if not _MIN_GAIN <= gain <= _MAX_GAIN or np.mean(step > 0.5 * np.median(step)) < _ONE_SIDED:
+            continue
+        near, far = _steps(logl, px, py, normal, off)
+        if not 0.6 < far / near < 1.0 / 0.6:
+            continue
+        seen = set()
+        for x, y in zip(px, py):
+            r = int(np.clip(np.searchsorted(rows, y) - 1, 0, len(rows) - 2))
+            c = int(np.clip(np.searchsorted(cols, x) - 1, 0, len(cols) - 2))
+            if (r, c) not in seen:
+                seen.add((r, c))
+                edges.append(ShadowEdge(r, c, (float(x), float(y)), (float(normal[0]), float(normal[1])), gain))
+    return edges
 
 
 def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> ShadowEdge | None:
@@ -142,15 +206,12 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
             return None
         normal = -normal
     # The step itself: log brightness a few pixels to either side of the edge, along its length.
-    off = max(4.0, 0.08 * size)
-    h, w = logl.shape
-    lit_x = np.clip(np.rint(ix + normal[0] * off), 0, w - 1).astype(int)
-    lit_y = np.clip(np.rint(iy + normal[1] * off), 0, h - 1).astype(int)
-    dark_x = np.clip(np.rint(ix - normal[0] * off), 0, w - 1).astype(int)
-    dark_y = np.clip(np.rint(iy - normal[1] * off), 0, h - 1).astype(int)
-    step = np.median(logl[dark_y, dark_x] - logl[lit_y, lit_x])
-    gain = float(np.exp(step))
-    if not _MIN_GAIN <= gain <= _MAX_GAIN:
+    step, far = _steps(logl, ix, iy, normal, max(4.0, 0.08 * size))
+    gain = float(np.exp(-step))
+    if not _MIN_GAIN <= gain <= _MAX_GAIN or not 0.6 < far / step < 1.0 / 0.6:
+        return None
+    if _along_diagonals(pts[inliers, 0], pts[inliers, 1], np.array([vx, vy]),
+                        np.asarray(lattice.row_edges), np.asarray(lattice.col_edges)):
         return None
     # A step along a cell's side, not far inside it, is a fill or a border the lattice missed by
     # a few pixels (a paper margin beside the outer border), not a shadow.
@@ -158,6 +219,36 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
         if abs(normal @ side_normal) > _ALONG_SIDE and min(at - lo, hi - at) < _SIDE_BAND * size:
             return None
     return ShadowEdge(r, c, (px, py), (float(normal[0]), float(normal[1])), gain)
+
+
+def _steps(logl: np.ndarray, xs: np.ndarray, ys: np.ndarray, normal: np.ndarray, off: float) -> tuple[float, float]:
+    """Median log-brightness step across an edge (towards ``normal`` minus away from it) at
+    ``off`` pixels to either side, and at ``_FAR`` times that.
+
+    A shadow stays on its side; the top edges of a row of digits printed at one height make a
+    step too, but a stroke's width further on it is gone.
+    """
+    h, w = logl.shape
+
+    def at(d: float) -> np.ndarray:
+        x = np.clip(np.rint(xs + normal[0] * d).astype(int), 0, w - 1)
+        y = np.clip(np.rint(ys + normal[1] * d).astype(int), 0, h - 1)
+        return logl[y, x]
+
+    return float(np.median(at(off) - at(-off))), float(np.median(at(_FAR * off) - at(-_FAR * off)))
+
+
+def _along_diagonals(px: np.ndarray, py: np.ndarray, direction: np.ndarray, rows: np.ndarray,
+                     cols: np.ndarray) -> bool:
+    """Whether points on a line run along the cells' main diagonals, near them: there a step is
+    the print's (half-filled clue cells in a diagonal row make one long straight step)."""
+    if abs(direction @ np.array([1.0, 1.0])) / np.sqrt(2.0) < _ALONG_SIDE:
+        return False
+    r = np.clip(np.searchsorted(rows, py) - 1, 0, len(rows) - 2)
+    c = np.clip(np.searchsorted(cols, px) - 1, 0, len(cols) - 2)
+    h, w = rows[r + 1] - rows[r], cols[c + 1] - cols[c]
+    u = np.abs((px - cols[c]) / w - (py - rows[r]) / h)
+    return float(np.median(u)) < _SIDE_BAND
 
 
 def _chained(edges: list[ShadowEdge], cell: float) -> list[ShadowEdge]:
@@ -207,9 +298,34 @@ def divide_out_shadow(image: np.ndarray, edges: list[ShadowEdge]) -> np.ndarray 
     gain = float(np.median([e.gain for e in edges]))
     # The edge itself is a few pixels soft: so is the correction.
     field = cv2.GaussianBlur(np.where(shadow, gain, 1.0).astype(np.float32), (0, 0), 1.5)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    if not _evened(gray.astype(np.float32) / field, shadow, gain):
+        log.debug("shadow: its outline does not follow the edges seen (fingers, a corner); left as it is")
+        return None
     if image.ndim == 3:
         field = field[..., None]
     return np.clip(image.astype(np.float32) / field, 0, 255).astype(np.uint8)
+
+
+def _evened(relit: np.ndarray, shadow: np.ndarray, gain: float) -> bool:
+    """Whether the light is even across the shadow's outline once divided out.
+
+    The outline is drawn through the edges found and carried on straight past them; where the
+    shadow really ends elsewhere (a finger, a curve), dividing out makes a new step there.
+    """
+    # At half scale, so that paper brightened past white (a wrong outline) is not clipped back.
+    logl = _smoothed_log(np.clip(0.5 * relit, 0, 255).astype(np.uint8))
+    inside = shadow.astype(np.float32)
+    sigma = 4.0
+    weight_in = cv2.GaussianBlur(inside, (0, 0), sigma)
+    weight_out = cv2.GaussianBlur(1 - inside, (0, 0), sigma)
+    mean_in = cv2.GaussianBlur(logl * inside, (0, 0), sigma) / np.maximum(weight_in, 1e-3)
+    mean_out = cv2.GaussianBlur(logl * (1 - inside), (0, 0), sigma) / np.maximum(weight_out, 1e-3)
+    outline = (weight_in > 0.25) & (weight_out > 0.25)
+    if outline.sum() < 10:
+        return True
+    left = np.abs(mean_in - mean_out)[outline]
+    return float(np.median(left)) < _LEFT_OVER * abs(np.log(gain))
 
 
 def _shadow_side(shape: tuple[int, int], edges: list[ShadowEdge]) -> np.ndarray | None:
@@ -217,22 +333,36 @@ def _shadow_side(shape: tuple[int, int], edges: list[ShadowEdge]) -> np.ndarray 
     (in order along it, and carried on straight past the first and the last to the image's
     border); None when the edges do not make one line with the light on one side."""
     normals = np.array([e.normal_xy for e in edges])
+    # The main edge is the one most edges face along with; fingers reaching in from the shadow
+    # make short edges facing sideways, left out (their shadow stays, as narrow as a finger).
+    agree = normals @ normals.T > np.cos(np.radians(50))
+    main = agree[int(np.argmax(agree.sum(axis=1)))]
+    if main.sum() < 0.6 * len(edges):
+        log.debug("shadow: edges face different ways (a shadow's corner); left as it is")
+        return None
+    edges = [e for e, keep in zip(edges, main) if keep]
+    normals = normals[main]
     mean = normals.mean(axis=0)
     mean /= max(np.linalg.norm(mean), 1e-9)
-    if np.min(normals @ mean) < np.cos(np.radians(50)):
-        log.debug("shadow: edges face different ways (a shadow's corner or fingers); left as it is")
-        return None
     direction = np.array([-mean[1], mean[0]])
-    order = sorted(edges, key=lambda e: np.dot(e.point_xy, direction))
-    points = np.array([e.point_xy for e in order])
+    points = np.array([e.point_xy for e in edges])
+    along, across = points @ direction, points @ mean
+    # A hand's edge is straight or gently curved: a parabola through the edge points (a line
+    # through few), fitted again without the points far off it, carried on straight past the ends.
+    degree = 2 if len(points) >= 5 and np.ptp(along) > 0 else 1
+    if len(points) < 2 or np.ptp(along) == 0:
+        return None
+    coef = np.polyfit(along, across, degree)
+    residual = np.abs(np.polyval(coef, along) - across)
+    close = residual <= max(3.0, 2.0 * float(np.median(residual)))
+    if close.sum() >= degree + 2:
+        coef = np.polyfit(along[close], across[close], degree)
+    lo, hi = float(along.min()), float(along.max())
+    slope = np.polyder(coef)
     h, w = shape
-    far = 4.0 * max(h, w)
-    first_dir = np.array([-order[0].normal_xy[1], order[0].normal_xy[0]])
-    last_dir = np.array([-order[-1].normal_xy[1], order[-1].normal_xy[0]])
-    first_dir *= np.sign(first_dir @ direction) or 1.0
-    last_dir *= np.sign(last_dir @ direction) or 1.0
-    start, end = points[0] - first_dir * far, points[-1] + last_dir * far
-    outline = np.vstack([start, points, end, end - mean * far, start - mean * far])
-    mask = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(mask, [np.rint(outline).astype(np.int64).reshape(-1, 1, 2).astype(np.int32)], 1)
-    return mask.astype(bool)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = xx * direction[0] + yy * direction[1]
+    b = xx * mean[0] + yy * mean[1]
+    end = np.clip(a, lo, hi)
+    edge = np.polyval(coef, end) + np.polyval(slope, end) * (a - end)
+    return b < edge
