@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
 Level = Literal["clean", "photo", "hard", "light"]
-TIERS = ("clean", "photo", "hard", "page")
+TIERS = ("clean", "photo", "hard", "page", "light")
 
 _SS = 2  # supersampling factor: Pillow draws aliased shapes, so draw at 2x and average down
 _FONT_DIRS = ("/usr/share/fonts",)
@@ -1078,7 +1078,7 @@ def make_sample(seed: int, tier: str) -> SynthSample:
 
     Tiers: ``clean`` (flat render, scan-like), ``photo`` (phone photo of a printed page), ``hard``
     (curl, shadow, strong tilt, low resolution), ``page`` (a book page of 2-4 puzzles, flat or
-    photographed). Puzzles are 5x5..15x15 (6x6..10x10 on pages). About 15% carry printed givens;
+    photographed), ``light`` (a phone photo in adverse light: see ``photograph``). Puzzles are 5x5..15x15 (6x6..10x10 on pages). About 15% carry printed givens;
     about 15% of photos carry handwritten digits, which are not part of the puzzle.
     """
     if tier not in TIERS:
