@@ -38,6 +38,7 @@ _DETECT_SIDE = 1000     # detection works on a copy this large; grids are big fe
 _PROBE_SIDE = 480       # rectified size (longer side) used to score candidates
 _MIN_CONTRAST = 0.7     # lattice contrast below this is not a grid (text block, photo, frame)
 _MIN_CONTRAST_LIKE = 0.4  # the same, for a direction fitted with the other direction's cell size
+_SHADOW_PAPER = 0.4       # paper in a cast shadow keeps more of the light beside it than this
 _BLANK_INK = 0.97         # a dark cell with more of its middle inked than this holds no mark
 
 
@@ -246,31 +247,69 @@ def _ink_mask(gray: np.ndarray) -> np.ndarray:
     """Dark strokes relative to their surroundings: robust to shading and to a dark desk."""
     side = max(gray.shape)
     block = max(15, (side // 40) | 1)
-    ink = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 8)
-    return ink
+    return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 8)
+
+
+def _ink_mask_in_shadow(gray: np.ndarray, ink: np.ndarray) -> np.ndarray:
+    """``ink`` without the band that a cast shadow's edge adds to it.
+
+    Beside the edge of a cast shadow, the paper in the shadow is darker than the mean around it
+    (which takes in the lit side), and a band of it passes for ink, joining the grid to the text
+    around it or cutting it off. That band is neither thin (a closing fills it) nor dark next to
+    the brightest paper near it. Ink is thin or dark: grid lines, text and black cells stay.
+    """
+    block = max(15, (max(gray.shape) // 40) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (block, block))
+    thin = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel) > 16
+    brightest = cv2.dilate(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * block + 1, 2 * block + 1)))
+    grey = gray.astype(np.float32) > _SHADOW_PAPER * brightest.astype(np.float32)
+    return np.where(grey & ~thin, 0, ink).astype(np.uint8)
 
 
 def _candidate_quads(gray: np.ndarray) -> list[np.ndarray]:
     """Quadrilaterals around large connected blobs of ink."""
     h, w = gray.shape
     ink = _ink_mask(gray)
+    quads, boxes = [], []
+    # Blobs of ink as it is, then of ink without a cast shadow's edge, where they differ.
+    for mask in (ink, _ink_mask_in_shadow(gray, ink)):
+        quads += _blob_quads(mask, boxes)
+    return quads
+
+
+def _blob_quads(ink: np.ndarray, boxes: list) -> list[list[np.ndarray]]:
+    """Quad options for each large blob of ``ink`` whose box is not nearly one of ``boxes``
+    (which gains the boxes of the blobs taken)."""
+    h, w = ink.shape
     # Bridge one-pixel breaks in faint lines so a grid stays one blob.
     ink = cv2.dilate(ink, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     min_side = max(24, 0.04 * max(h, w))
-    quads = []
+    quads, taken = [], []
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
     for i in order[:16]:
         x, y, bw, bh, area = stats[i]
         if min(bw, bh) < min_side or area < 0.02 * bw * bh:
             continue
+        if any(_box_overlap((x, y, bw, bh), box) > 0.9 for box in boxes):
+            continue
+        taken.append((x, y, bw, bh))
         ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
         pts_xy = np.column_stack([xs + x, ys + y]).astype(np.float32)
         hull_xy = cv2.convexHull(pts_xy).reshape(-1, 2)
         options = _lines_to_quads(labels[y:y + bh, x:x + bw] == i, (x, y)) + _hull_to_quads(hull_xy)
         if options:
             quads.append(options)
+    boxes += taken
     return quads
+
+
+def _box_overlap(a, b) -> float:
+    """Intersection over union of two (x, y, w, h) boxes."""
+    x0, y0 = max(a[0], b[0]), max(a[1], b[1])
+    x1, y1 = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
+    inter = max(0, x1 - x0) * max(0, y1 - y0)
+    return inter / float(a[2] * a[3] + b[2] * b[3] - inter)
 
 
 def _lines_to_quads(mask: np.ndarray, origin_xy) -> list[np.ndarray]:
