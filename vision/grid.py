@@ -128,7 +128,7 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
     geometries = []
     for quad_xy, contrast, shape in found:
         geom = _refine(gray, quad_xy, contrast, shape, cell_px)
-        if geom is not None:
+        if geom is not None and _cells_sane(geom.lattice):
             geometries.append(geom)
     return _reading_order(geometries)
 
@@ -231,6 +231,17 @@ def find_lattice(warped_gray: np.ndarray, shape: tuple[int, int] | None = None) 
 
 # --------------------------------------------------------------------------------------------
 # Candidates
+
+
+def _cells_sane(lattice: Lattice) -> bool:
+    """Whether every row and column of a lattice is a real stretch (a refit squeezed into a
+    corner of the candidate can leave rows of no height)."""
+    for edges in (lattice.row_edges, lattice.col_edges):
+        sizes = np.diff(edges)
+        if sizes.min() < max(2.0, 0.3 * float(np.median(sizes))):
+            log.debug("candidate rejected: rows or columns of no size %s", np.round(sizes, 1))
+            return False
+    return True
 
 
 def _to_gray(image: np.ndarray) -> np.ndarray:
@@ -1102,6 +1113,8 @@ def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
     """How far (in cells) the worst tenth of the mesh's crossings lie from the lattice's."""
     ideal = np.stack(np.meshgrid(lattice.col_edges, lattice.row_edges), axis=-1)
     cell = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+    if cell <= 0:
+        return float("inf")
     return float(np.percentile(np.linalg.norm(corners_xy - ideal, axis=-1), 90)) / cell
 
 
