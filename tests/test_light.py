@@ -36,6 +36,7 @@ def _cast_shadow(image: np.ndarray, depth: float, angle_deg: float, offset: floa
     # crosses the page, and its edge must not be taken for the grid's border.
     ("guardian1244_photo_a.jpg", 0.5, 30, 0.0),
     ("guardian1244_photo_a.jpg", 0.45, 250, -0.1),
+    ("guardian1244_photo_a.jpg", 0.55, 315, 0.1),   # an edge parallel to the cells' diagonals
     ("book_page_curl_photo.jpg", 0.5, 30, 0.0),
     ("book_page_curl_photo.jpg", 0.45, 250, -0.1),
 ])

@@ -42,6 +42,9 @@ _FAR = 3.0
 #: Share of the shadow's depth (in log brightness) that may be left along its outline once
 #: divided out: more means the outline is not where the shadow ends.
 _LEFT_OVER = 0.2
+#: Share of a cell from its diagonal within which a step along it is the print's (half-filled
+#: clue cells); a shadow's edge parallel to the diagonals further off them is taken.
+_DIAGONAL_BAND = 0.25
 #: Cells (centre to centre) over which a shadow edge is followed from one crossed cell to the next.
 _CHAIN_REACH = 4.0
 #: Log-brightness gradient (per pixel, after smoothing) from which a pixel may be on a step.
@@ -248,7 +251,7 @@ def _along_diagonals(px: np.ndarray, py: np.ndarray, direction: np.ndarray, rows
     c = np.clip(np.searchsorted(cols, px) - 1, 0, len(cols) - 2)
     h, w = rows[r + 1] - rows[r], cols[c + 1] - cols[c]
     u = np.abs((px - cols[c]) / w - (py - rows[r]) / h)
-    return float(np.median(u)) < _SIDE_BAND
+    return float(np.median(u)) < _DIAGONAL_BAND
 
 
 def _chained(edges: list[ShadowEdge], cell: float) -> list[ShadowEdge]:
