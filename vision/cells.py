@@ -8,7 +8,6 @@ clue; the first row and column are never white.
 """
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass
 
@@ -43,12 +42,6 @@ class CellFeatures:
     tone: np.ndarray
     diagonal: np.ndarray
     colour: np.ndarray
-    #: The cell's paper grey level and the print's ink level (to set the tone against other
-    #: references).
-    paper: np.ndarray | None = None
-    ink: float = 0.0
-    #: The paper level the tone was set against (the whitest cells near each cell).
-    reference: np.ndarray | None = None
 
 
 def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
@@ -124,8 +117,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
             lightest &= apart
     ref = np.median(tint[lightest], axis=0)
     colour = np.linalg.norm(tint - ref, axis=2)
-    return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1), paper=paper, ink=ink,
-                        reference=white_ref)
+    return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1))
 
 
 def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
@@ -145,7 +137,6 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         white / non-white decision.
     """
     feats = measure_cells(warped, lattice)
-    feats = _follow_the_light(feats)
     tone = feats.tone
     if _clues_on_white_paper(feats):
         # The clue cells are printed on the white cells' own paper and told apart by their
@@ -185,54 +176,6 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     log.debug("cells: threshold %.3f, %d white of %d", threshold, int(white.sum()), white.size)
     return CellClasses(kinds=kinds.astype("<U5"), confidence=confidence.astype(np.float32),
                        looked_white=looked_white)
-
-
-#: Cells (Gaussian sigma) over which the white cells' paper level is taken as one smooth surface.
-_LIGHT_SIGMA = 1.0
-#: Rounds of following the light: each takes in white cells found at the edge of the last.
-_LIGHT_ROUNDS = 3
-#: Share of the nearby whitest paper's light under which a cell counts as in a shadow.
-_SHADED = 0.85
-
-
-def _follow_the_light(feats: CellFeatures) -> CellFeatures:
-    """The cells' tone against the light where they lie, as the white cells around them show it.
-
-    The whitest paper within a few cells stands for the light at a cell; under a soft shadow
-    that reaches across two or three cells, that is the paper beside the shadow, and white
-    cells inside it look grey. Here the paper of the cells that look white is spread as a
-    smooth surface (a weighted Gaussian average over about a cell, each cell left out of its
-    own), and a cell's tone is taken against that surface where it is lower; white cells found
-    so at a shadow's edge take part in the next round. The tone only ever decreases, and only
-    where white cells surround the estimate: a grey block among white cells is measured against
-    their paper, not its own, and keeps its tone.
-    """
-    if feats.paper is None or feats.reference is None:
-        return feats
-    paper = feats.paper.astype(np.float32)
-    size = 2 * int(np.ceil(3 * _LIGHT_SIGMA)) + 1
-    g = cv2.getGaussianKernel(size, _LIGHT_SIGMA)
-    kernel = (g @ g.T).astype(np.float32)
-    kernel[size // 2, size // 2] = 0.0  # leave the cell itself out
-    tone = feats.tone
-    for _ in range(_LIGHT_ROUNDS):
-        split = _split_threshold(np.maximum.reduce([tone, feats.diagonal, feats.colour * 0.8]))
-        white = ((tone < split) & (feats.diagonal < 0.3) & (feats.colour * 0.8 < split)).astype(np.float32)
-        if white.sum() < 4:
-            return feats
-        weight = cv2.filter2D(white, -1, kernel, borderType=cv2.BORDER_CONSTANT)
-        level = cv2.filter2D(paper * white, -1, kernel, borderType=cv2.BORDER_CONSTANT)
-        surface = level / np.maximum(weight, 1e-6)
-        span = np.maximum(surface - feats.ink, 20.0)
-        local = np.clip((surface - paper) / span, 0, 1)
-        # Only where the light is clearly lower than at the whitest cells near (a shadow), not
-        # where a few white cells hold big digits and look a little grey.
-        shaded = (weight > 0.3) & (surface < _SHADED * feats.reference)
-        new_tone = np.where(shaded, np.minimum(tone, local), tone)
-        if np.allclose(new_tone, tone):
-            break
-        tone = new_tone
-    return dataclasses.replace(feats, tone=tone)
 
 
 def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
