@@ -229,6 +229,9 @@ _MAX_VARIANTS = 8
 #: off it (up to this many) has a cell this unsure of its class (0.5: on the split).
 _MAX_UNSURE_PAIRS = 8
 _UNSURE_CLASS = 0.65
+#: Share of the cells off the symmetry that, unsure of their class, make a corrected reading
+#: of an asymmetric layout too doubtful to call solved.
+_UNSURE_SHARE = 0.25
 #: Search budget (CP-SAT deterministic units, about seconds) for each layout variant.
 _VARIANT_SEARCH_S = 1.0
 
@@ -281,6 +284,16 @@ def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconc
     that did not look clearly printed) is not called solved.
     """
     off, groups = _layout_doubts(reading)
+    unsure = [cell for cell in off if reading.classes.confidence[cell] < _UNSURE_CLASS]
+    if rec.status == "solved" and rec.corrections and len(off) > MISREAD_ASYMMETRY \
+            and len(unsure) >= _UNSURE_SHARE * len(off):
+        # Far off its symmetry, with cells of unsure class, and clues that fit only corrected: a
+        # layout misread over a region (a deep soft shadow) can still have one solution.
+        where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in unsure[:6])
+        problem = (f"the layout is off its symmetry in {len(off)} cells, some of unsure class ({where}), "
+                   "and the clues fit it only corrected; check the cells")
+        return reading, dataclasses.replace(rec, status="unreadable", problems=rec.problems + (problem,),
+                                            suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in unsure))
     if not groups:
         return reading, rec
     solved = []
