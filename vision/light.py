@@ -9,10 +9,12 @@ found here and divided out.
 
 The edge is found where the grid's own print cannot make one: inside cells, away from the grid
 lines and the cells' diagonals, as a straight step in the log of the brightness that is darker
-on the same side all along (a printed stroke is darker in its middle, both sides lighter). Cells
-crossed by such a step are split along it; every other cell takes the side of the cells it is
-joined to without crossing the edge. One shadow depth is measured across the steps and divided
-out of the shadow side.
+on the same side all along (a printed stroke is darker in its middle, both sides lighter) and
+still a stroke's width further on, in one cell or along a straight run through several, and it
+must go on into another cell at one depth. The shadow's outline is a parabola through the edge
+points that face the main way, carried on straight past the ends; its depth is divided out of
+the far side, and the correction is dropped when it leaves a step along its own outline (the
+shadow ended elsewhere: fingers, a corner).
 """
 from __future__ import annotations
 
@@ -332,9 +334,9 @@ def _evened(relit: np.ndarray, shadow: np.ndarray, gain: float) -> bool:
 
 
 def _shadow_side(shape: tuple[int, int], edges: list[ShadowEdge]) -> np.ndarray | None:
-    """Pixel mask of the shadow: the side away from the light of the line through the edges
-    (in order along it, and carried on straight past the first and the last to the image's
-    border); None when the edges do not make one line with the light on one side."""
+    """Pixel mask of the shadow: the side away from the light of a parabola through the edges
+    (carried on straight past the first and the last to the image's border); None when the
+    edges do not face one way."""
     normals = np.array([e.normal_xy for e in edges])
     # The main edge is the one most edges face along with; fingers reaching in from the shadow
     # make short edges facing sideways, left out (their shadow stays, as narrow as a finger).
