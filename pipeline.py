@@ -29,9 +29,9 @@ from solver.formats import format_text, grid_tokens, parse_puzzle, puzzle_to_jso
 from solver.model import Cell, Puzzle, Solution
 from solver.reconcile import Correction, Reconciled, reconcile_reading
 from solver.solve import solve_puzzle
-from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry
+from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
 from vision.errors import GridNotFoundError, ImageLoadError
-from vision.grid import locate_puzzles
+from vision.grid import GridGeometry, locate_puzzles
 from vision.imageio import load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
@@ -183,8 +183,8 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     return results
 
 
-def _relocate_in_even_light(image: np.ndarray, geometry, reading: GridReading
-                            ) -> tuple[np.ndarray, object, GridReading]:
+def _relocate_in_even_light(image: np.ndarray, geometry: GridGeometry, reading: GridReading
+                            ) -> tuple[np.ndarray, GridGeometry, GridReading]:
     """The image with a shadow found across the grid evened out, and the grid found again there.
 
     The shadow's edge is as strong as a grid line to the locator, and the rows in its shadow as
@@ -246,7 +246,7 @@ def _layout_doubts(reading: GridReading) -> tuple[tuple[Cell, ...], list[tuple[t
     """
     n_rows, n_cols = reading.n_rows, reading.n_cols
     off = layout_asymmetry(n_rows, n_cols, reading.whites)
-    pairs = sorted({tuple(sorted([(r, c), (n_rows - r, n_cols - c)])) for r, c in off})
+    pairs = sorted({tuple(sorted([cell, mirror_cell(n_rows, n_cols, cell)])) for cell in off})
     groups: list[tuple[tuple[Cell, ...], tuple[bool, ...]]] = []
     if len(off) <= MISREAD_ASYMMETRY:
         for pair in pairs:
@@ -267,8 +267,7 @@ def _layout_doubts(reading: GridReading) -> tuple[tuple[Cell, ...], list[tuple[t
         cell = (r + 1, c) if direction == "down" else (r, c + 1)
         if not (1 <= cell[0] < n_rows and 1 <= cell[1] < n_cols) or cell in reading.whites or cell in taken:
             continue
-        mirror = (n_rows - cell[0], n_cols - cell[1])
-        group = tuple(sorted({cell, mirror} - set(reading.whites)))
+        group = tuple(sorted({cell, mirror_cell(n_rows, n_cols, cell)} - set(reading.whites)))
         groups.append((group, (True,)))
         taken.update(group)
     return off, groups
@@ -289,11 +288,9 @@ def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconc
             and len(unsure) >= _UNSURE_SHARE * len(off):
         # Far off its symmetry, with cells of unsure class, and clues that fit only corrected: a
         # layout misread over a region (a deep soft shadow) can still have one solution.
-        where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in unsure[:6])
-        problem = (f"the layout is off its symmetry in {len(off)} cells, some of unsure class ({where}), "
-                   "and the clues fit it only corrected; check the cells")
-        return reading, dataclasses.replace(rec, status="unreadable", problems=rec.problems + (problem,),
-                                            suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in unsure))
+        problem = (f"the layout is off its symmetry in {len(off)} cells, some of unsure class "
+                   f"({_cells_text(unsure[:6])}), and the clues fit it only corrected; check the cells")
+        return reading, _not_solved(rec, problem, unsure)
     if not groups:
         return reading, rec
     solved = []
@@ -313,7 +310,7 @@ def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconc
         if variant_rec.status == "solved":
             solved.append((variant, variant_rec))
     doubted = tuple(sorted({cell for cells, _ in groups for cell in cells}))
-    where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in doubted)
+    where = _cells_text(doubted)
     # Far off the symmetry, the printed layout may be asymmetric: the variant only replaces a
     # reading the rules reject.
     near = len(off) <= MISREAD_ASYMMETRY
@@ -324,15 +321,23 @@ def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconc
         problem = f"the cells at {where} may be white or not: the puzzle can be solved either way"
     elif rec.status == "solved" and 0 < len(off) <= MISREAD_ASYMMETRY and (len(off) < MISREAD_ASYMMETRY or any(
             reading.classes.confidence[cell] < _SURE_CLASS for cell in off)):
-        where = ", ".join(f"row {r + 1}, column {c + 1}" for r, c in off)
-        problem = (f"the layout is symmetric except at {where}, which usually means a cell was misread; "
-                   "check those cells")
+        problem = (f"the layout is symmetric except at {_cells_text(off)}, which usually means a cell was "
+                   "misread; check those cells")
         doubted = off
     else:
         return reading, rec
-    # The doubtful cells join the suspects as whole cells (direction "cell"), marked on the image.
-    return reading, dataclasses.replace(rec, status="unreadable", problems=rec.problems + (problem,),
-                                        suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in doubted))
+    return reading, _not_solved(rec, problem, doubted)
+
+
+def _not_solved(rec: Reconciled, problem: str, cells: Iterable[Cell]) -> Reconciled:
+    """``rec`` reported unreadable for ``problem``; the doubtful cells join the suspects as whole
+    cells (direction "cell"), marked on the image."""
+    return dataclasses.replace(rec, status="unreadable", problems=rec.problems + (problem,),
+                               suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in cells))
+
+
+def _cells_text(cells: Iterable[Cell]) -> str:
+    return ", ".join(f"row {r + 1}, column {c + 1}" for r, c in cells)
 
 
 def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray:

@@ -3,11 +3,9 @@ from __future__ import annotations
 
 from .combos import sum_range
 from .errors import InvalidPuzzleError, Problem
-from .model import Puzzle
+from .model import Cell, Puzzle
 
-__all__ = ["validate_puzzle", "check_puzzle", "layout_asymmetry", "MISREAD_ASYMMETRY"]
-
-Cell = tuple[int, int]
+__all__ = ["validate_puzzle", "check_puzzle", "layout_asymmetry", "mirror_cell", "MISREAD_ASYMMETRY"]
 
 #: A layout off its 180-degree turn in this many cells or fewer was misread: published layouts
 #: are symmetric (85% of 46 real puzzles, 197 of 211 transcribed ones), and the asymmetric ones
@@ -78,4 +76,9 @@ def layout_asymmetry(n_rows: int, n_cols: int, whites: frozenset[Cell] | set[Cel
     (n_rows - r, n_cols - c).
     """
     return tuple((r, c) for r in range(1, n_rows) for c in range(1, n_cols)
-                 if ((r, c) in whites) != ((n_rows - r, n_cols - c) in whites))
+                 if ((r, c) in whites) != (mirror_cell(n_rows, n_cols, (r, c)) in whites))
+
+
+def mirror_cell(n_rows: int, n_cols: int, cell: Cell) -> Cell:
+    """``cell``'s mirror under the half turn of :func:`layout_asymmetry`."""
+    return n_rows - cell[0], n_cols - cell[1]

@@ -146,13 +146,8 @@ def extend_geometry(geometry: GridGeometry, top: int = 0, left: int = 0) -> Grid
     dy, dx = max(0.0, -rows[0]), max(0.0, -cols[0])
     T = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
     H = T @ geometry.H
-    rows, cols = rows + dy, cols + dx
-    box_xy = np.array([[cols[0], rows[0]], [cols[-1], rows[0]], [cols[-1], rows[-1]], [cols[0], rows[-1]]])
-    corners_xy = _apply_h(np.linalg.inv(H), box_xy).astype(np.float32)
     height, width = geometry.warped_size
-    return GridGeometry(quad=Quad(corners_xy, geometry.quad.score), H=H,
-                        lattice=Lattice(tuple(float(v) for v in rows), tuple(float(v) for v in cols)),
-                        warped_size=(int(np.ceil(height + dy)), int(np.ceil(width + dx))))
+    return _with_lattice(geometry, H, rows + dy, cols + dx, (int(np.ceil(height + dy)), int(np.ceil(width + dx))))
 
 
 def trim_geometry(geometry: GridGeometry, top: int = 0, left: int = 0, bottom: int = 0,
@@ -162,10 +157,16 @@ def trim_geometry(geometry: GridGeometry, top: int = 0, left: int = 0, bottom: i
     cols = geometry.lattice.col_edges[left:len(geometry.lattice.col_edges) - right]
     if len(rows) < 2 or len(cols) < 2:
         raise ValueError("trim_geometry: nothing left of the grid")
+    return _with_lattice(geometry, geometry.H, rows, cols, geometry.warped_size)
+
+
+def _with_lattice(geometry: GridGeometry, H: np.ndarray, rows, cols, warped_size: tuple[int, int]) -> GridGeometry:
+    """``geometry`` with a new lattice (in the frame ``H`` maps to); its corners follow the lattice."""
     box_xy = np.array([[cols[0], rows[0]], [cols[-1], rows[0]], [cols[-1], rows[-1]], [cols[0], rows[-1]]])
-    corners_xy = _apply_h(np.linalg.inv(geometry.H), box_xy).astype(np.float32)
-    return GridGeometry(quad=Quad(corners_xy, geometry.quad.score), H=geometry.H,
-                        lattice=Lattice(tuple(rows), tuple(cols)), warped_size=geometry.warped_size)
+    corners_xy = _apply_h(np.linalg.inv(H), box_xy).astype(np.float32)
+    return GridGeometry(quad=Quad(corners_xy, geometry.quad.score), H=H,
+                        lattice=Lattice(tuple(float(v) for v in rows), tuple(float(v) for v in cols)),
+                        warped_size=warped_size)
 
 
 def rectify(image: np.ndarray, quad: Quad, cell_px: int = 48,
@@ -256,9 +257,12 @@ def _to_gray(image: np.ndarray) -> np.ndarray:
 
 def _ink_mask(gray: np.ndarray) -> np.ndarray:
     """Dark strokes relative to their surroundings: robust to shading and to a dark desk."""
-    side = max(gray.shape)
-    block = max(15, (side // 40) | 1)
-    return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 8)
+    return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, _ink_block(gray), 8)
+
+
+def _ink_block(gray: np.ndarray) -> int:
+    """Side (odd) of the neighbourhood ink is judged against: about a cell of a page-sized grid."""
+    return max(15, (max(gray.shape) // 40) | 1)
 
 
 def _ink_mask_in_shadow(gray: np.ndarray, ink: np.ndarray) -> np.ndarray:
@@ -269,7 +273,7 @@ def _ink_mask_in_shadow(gray: np.ndarray, ink: np.ndarray) -> np.ndarray:
     around it or cutting it off. That band is neither thin (a closing fills it) nor dark next to
     the brightest paper near it. Ink is thin or dark: grid lines, text and black cells stay.
     """
-    block = max(15, (max(gray.shape) // 40) | 1)
+    block = _ink_block(gray)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (block, block))
     thin = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel) > 16
     brightest = cv2.dilate(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * block + 1, 2 * block + 1)))
@@ -612,12 +616,12 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
         # column lines still cross it.
         blank = share >= _BLANK_INK
         no_dark = np.zeros_like(dark)
-        row_lines = _band_support(cum_v, no_dark, rows, cols, cell)
-        col_lines = _band_support(cum_h, no_dark.T, cols, rows, cell)
         for k, edges in ((0, [0, 1]), (-1, [-1, -2])):
-            if blank[k].mean() >= 0.9 and row_lines[k] < 0.5 and _dark_beyond(below, rows[edges], cols):
+            if blank[k].mean() >= 0.9 and _band_support(cum_v, no_dark, rows, cols, cell)[k] < 0.5 \
+                    and _dark_beyond(below, rows[edges], cols):
                 row_sup[k] = 0.0
-            if blank[:, k].mean() >= 0.9 and col_lines[k] < 0.5 and _dark_beyond(below.T.copy(), cols[edges], rows):
+            if blank[:, k].mean() >= 0.9 and _band_support(cum_h, no_dark.T, cols, rows, cell)[k] < 0.5 \
+                    and _dark_beyond(below.T.copy(), cols[edges], rows):
                 col_sup[k] = 0.0
         # Two empty rows running across it split the lattice: a grid on one side, text or a
         # page edge that happens to keep the spacing on the other. The larger part stays.

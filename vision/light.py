@@ -127,17 +127,18 @@ def find_shadow(gray: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
     crossed = {(e.row, e.col) for e in edges}
     # Where a cell's clue digits outnumber the edge's pixels, the cell alone cannot tell; the
     # edge's straight run through several cells can.
-    edges += [e for e in _edges_along_lines(candidate, logl, lattice) if (e.row, e.col) not in crossed]
-    return _chained(edges, float(np.median(np.diff(lattice.row_edges))))
+    cell = float(np.median(np.diff(lattice.row_edges)))
+    edges += [e for e in _edges_along_lines(candidate, logl, lattice, cell) if (e.row, e.col) not in crossed]
+    return _chained(edges, cell)
 
 
-def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
+def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice, cell: float
+                       ) -> list[ShadowEdge]:
     """Shadow edges from straight runs of step pixels longer than a cell, one per cell crossed.
 
     Each run is checked along its whole length: the brightness a few pixels to either side
     must step the same way, by one depth, at most points (a run of digits in a row does not).
     """
-    cell = float(np.median(np.diff(lattice.row_edges)))
     segments = cv2.HoughLinesP(candidate.astype(np.uint8) * 255, 1, np.pi / 180, threshold=int(0.6 * cell),
                                minLineLength=1.2 * cell, maxLineGap=0.6 * cell)
     if segments is None:
@@ -163,17 +164,14 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
         if keep.sum() < 0.5 * len(t):
             continue
         px, py = px[keep], py[keep]
-
-        def at(dx: float, dy: float) -> np.ndarray:
-            return logl[np.clip(np.rint(py + dy).astype(int), 0, h - 1), np.clip(np.rint(px + dx).astype(int), 0, w - 1)]
-
-        step = at(*(normal * off)) - at(*(-normal * off))  # light side minus the other
+        step = _across(logl, px, py, normal, off)  # light side minus the other, point by point
         if np.median(step) < 0:
             normal, step = -normal, -step
-        gain = float(np.exp(-np.median(step)))
-        if not _MIN_GAIN <= gain <= _MAX_GAIN or np.mean(step > 0.5 * np.median(step)) < _ONE_SIDED:
+        near = float(np.median(step))
+        gain = float(np.exp(-near))
+        if not _MIN_GAIN <= gain <= _MAX_GAIN or np.mean(step > 0.5 * near) < _ONE_SIDED:
             continue
-        near, far = _steps(logl, px, py, normal, off)
+        far = float(np.median(_across(logl, px, py, normal, _FAR * off)))
         if not 0.6 < far / near < 1.0 / 0.6:
             continue
         seen = set()
@@ -233,6 +231,12 @@ def _steps(logl: np.ndarray, xs: np.ndarray, ys: np.ndarray, normal: np.ndarray,
     A shadow stays on its side; the top edges of a row of digits printed at one height make a
     step too, but a stroke's width further on it is gone.
     """
+    return (float(np.median(_across(logl, xs, ys, normal, off))),
+            float(np.median(_across(logl, xs, ys, normal, _FAR * off))))
+
+
+def _across(logl: np.ndarray, xs: np.ndarray, ys: np.ndarray, normal: np.ndarray, off: float) -> np.ndarray:
+    """Per point, log brightness ``off`` pixels towards ``normal`` minus as far the other way."""
     h, w = logl.shape
 
     def at(d: float) -> np.ndarray:
@@ -240,7 +244,7 @@ def _steps(logl: np.ndarray, xs: np.ndarray, ys: np.ndarray, normal: np.ndarray,
         y = np.clip(np.rint(ys + normal[1] * d).astype(int), 0, h - 1)
         return logl[y, x]
 
-    return float(np.median(at(off) - at(-off))), float(np.median(at(_FAR * off) - at(-_FAR * off)))
+    return at(off) - at(-off)
 
 
 def _along_diagonals(px: np.ndarray, py: np.ndarray, direction: np.ndarray, rows: np.ndarray,
