@@ -104,6 +104,9 @@ class PuzzleResult:
     reading: GridReading | None = None
     suspects: tuple[tuple[tuple[int, int], str], ...] = ()
     seconds: float = 0.0
+    #: Digits found written in white cells that the clues alone make unnecessary: the player's
+    #: entries, each (cell, digit, agrees with the solution).
+    written: tuple[tuple[tuple[int, int], int, bool], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         puzzle, sol = self.puzzle, self.solution
@@ -125,6 +128,7 @@ class PuzzleResult:
             "corrections": [{"row": c.cell[0] + 1, "col": c.cell[1] + 1, "direction": c.direction,
                              "read": c.read, "used": c.used, "forced": c.forced} for c in self.corrections],
             "problems": list(self.problems),
+            "written": [{"row": r + 1, "col": c + 1, "digit": d, "correct": ok} for (r, c), d, ok in self.written],
             "seconds": round(self.seconds, 3),
         }
 
@@ -173,9 +177,10 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
             continue
         reading, rec = _check_reading(image_read, geometry, reading, time_limit_s)
         reading, rec = _check_layout(image_read, geometry, reading, rec, time_limit_s)
+        rec, written = _entries_apart(reading, rec, time_limit_s)
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
-                                    time.perf_counter() - start))
+                                    time.perf_counter() - start, written))
     # A page of puzzles is worth more than a stray grid-like box: drop unreadable extras when
     # another grid on the image was read.
     if any(r.status != "unreadable" for r in results):
@@ -219,6 +224,33 @@ def _check_reading(image: np.ndarray, geometry, reading: GridReading, time_limit
                                 reading.sides, reading.givens, time_limit_s=time_limit_s,
                                 resemble=reading.resemble, resemble_digits=reading.resemble_digits)
     return reading, rec
+
+
+def _entries_apart(reading: GridReading, rec: Reconciled, time_limit_s: float
+                   ) -> tuple[Reconciled, tuple[tuple[Cell, int, bool], ...]]:
+    """The reading solved from its clues alone when they settle it; the digits in white cells then
+    become the player's entries, each checked against that solution.
+
+    Typed or neatly written entries look like printed givens, and one wrong entry makes the
+    puzzle unsolvable (or, worse, pulls a clue correction its way). A printed given is there
+    because the clues alone leave a choice; where they leave none, a digit in a white cell adds
+    nothing to the puzzle and is an entry.
+    """
+    givens = dict(rec.puzzle.givens) if rec.puzzle is not None else {}
+    if not givens or rec.status == "unreadable":
+        return rec, ()
+    bare = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
+                             reading.sides, None, time_limit_s=time_limit_s,
+                             resemble=reading.resemble, resemble_digits=reading.resemble_digits)
+    if bare.status != "solved" or bare.solution is None:
+        return rec, ()
+    values = bare.solution.values
+    written = tuple((cell, digit, values.get(cell) == digit) for cell, digit in sorted(givens.items()))
+    wrong = [cell for cell, _, ok in written if not ok]
+    if wrong:
+        log.info("the clues alone solve the puzzle; %d of %d digits written in white cells disagree: "
+                 "entries, not givens", len(wrong), len(written))
+    return bare, written
 
 
 #: Classification confidence from which a cell off the layout's symmetry is taken as printed.
@@ -347,6 +379,10 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
         if res.reading is None:
             continue
         values = dict(res.solution.values) if res.status == "solved" and res.solution else {}
+        # The player's entries stay as written; a wrong one is circled with the right digit beside it.
+        wrong = tuple((cell, values[cell]) for cell, _, ok in res.written if not ok and cell in values)
+        for cell, _, _ in res.written:
+            values.pop(cell, None)
         corrected = tuple(sorted({c.cell for c in res.corrections}))
         conflicts: tuple = ()
         unreadable: tuple = ()
@@ -356,7 +392,7 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
         elif res.status in ("unreadable", "ambiguous"):
             unreadable = tuple(sorted({cell for cell, _ in res.suspects}))
         out = draw_solution(out, res.reading.H, res.reading.lattice, values, corrected=corrected,
-                            conflicts=conflicts, unreadable=unreadable)
+                            conflicts=conflicts, unreadable=unreadable, wrong=wrong)
     return out
 
 

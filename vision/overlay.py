@@ -44,6 +44,7 @@ def draw_solution(
     corrected: tuple[Cell, ...] = (),
     conflicts: tuple[tuple[Cell, tuple[Cell, ...]], ...] = (),
     unreadable: tuple[Cell, ...] = (),
+    wrong: tuple[tuple[Cell, int], ...] = (),
 ) -> np.ndarray:
     """Return a copy of ``image`` with solution digits and marks drawn in its perspective.
 
@@ -63,6 +64,9 @@ def draw_solution(
         Runs that could not be satisfied: outlined in red.
     unreadable : tuple of (row, col)
         Cells that could not be read: crossed in red.
+    wrong : tuple of ((row, col), digit)
+        Digits written wrongly in white cells: circled in red, with the right digit in a corner
+        (the written one stays readable under the circle).
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("image: expected an (M, N, 3) BGR array")
@@ -94,6 +98,15 @@ def draw_solution(
         for target, col in ((canvas, CONFLICT_BGR), (mask, 255)):
             cv2.line(target, (int(x0), int(y0)), (int(x1), int(y1)), col, thick)
             cv2.line(target, (int(x1), int(y0)), (int(x0), int(y1)), col, thick)
+    for (r, c), digit in wrong:
+        x0, y0, x1, y1 = _cell_box(lattice, r, c)
+        thick = max(2, int((x1 - x0) * 0.06))
+        centre = (int((x0 + x1) / 2), int((y0 + y1) / 2))
+        corner = (x0 + (x1 - x0) * 0.62, y0 + (y1 - y0) * 0.02, x1, y0 + (y1 - y0) * 0.4)
+        for target, col in ((canvas, CONFLICT_BGR), (mask, 255)):
+            cv2.circle(target, centre, int((x1 - x0) * 0.4), col, thick)
+        _put_centered(canvas, str(digit), corner, SOLUTION_BGR)
+        _put_centered(mask, str(digit), corner, 255)
 
     # Only the grid's bounding box in the source changes: warp into that box, not the whole photo.
     Hinv = np.linalg.inv(H)

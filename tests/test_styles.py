@@ -1,0 +1,35 @@
+"""Print styles beyond the plain newspaper grid: typed entries, numbers in discs, answer keys."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline import solve_image
+from solver.formats import grid_tokens, load_puzzle
+from solver.solve import solve_puzzle
+from vision.imageio import load_image
+
+IMAGES = Path(__file__).parent / "data" / "images"
+
+#: The digits the player typed into the game screenshot, transcribed by eye (row, col from 1).
+_TYPED = {(4, 2): 2, (4, 3): 1, (4, 4): 3, (4, 7): 1, (4, 8): 3, (5, 2): 1, (5, 3): 2, (5, 8): 9}
+
+
+@pytest.mark.slow
+def test_typed_entries_in_a_game_screenshot_are_checked_not_taken_for_givens():
+    """White clue numbers on black, finished clues greyed, eight digits typed by the player, two of
+    them wrong: the puzzle is solved from its clues and the wrong entries are named."""
+    truth = load_puzzle(IMAGES / "game_screenshot_entries_8x8.txt")
+    solution = solve_puzzle(truth).values
+    (res,) = solve_image(load_image(IMAGES / "game_screenshot_entries_8x8.png"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solution)
+    written = {(r + 1, c + 1): (digit, ok) for (r, c), digit, ok in res.written}
+    assert {cell: digit for cell, (digit, _) in written.items()} == _TYPED
+    expected_ok = {cell: solution[(cell[0] - 1, cell[1] - 1)] == digit for cell, digit in _TYPED.items()}
+    assert {cell: ok for cell, (_, ok) in written.items()} == expected_ok
+    assert sum(not ok for ok in expected_ok.values()) == 2
+    rows = res.to_json()["written"]
+    assert {(w["row"], w["col"]): w["correct"] for w in rows} == expected_ok
