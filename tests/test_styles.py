@@ -1,4 +1,4 @@
-"""Print styles beyond the plain newspaper grid: typed entries, numbers in discs, answer keys."""
+"""Print styles beyond the plain newspaper grid: typed entries, numbers in discs."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,3 +33,18 @@ def test_typed_entries_in_a_game_screenshot_are_checked_not_taken_for_givens():
     assert sum(not ok for ok in expected_ok.values()) == 2
     rows = res.to_json()["written"]
     assert {(w["row"], w["col"]): w["correct"] for w in rows} == expected_ok
+
+
+@pytest.mark.slow
+def test_numbers_in_discs_on_a_japanese_book_page_are_read():
+    """Every clue number in a small white disc on the black half of its cell; two puzzles, a
+    worked example and an answer grid on one scanned page. The three puzzles read exactly and
+    solve to their transcriptions' solutions; the answer grid is never reported solved."""
+    truths = [load_puzzle(IMAGES / f"book_scan_discs_3puzzles@{k}.txt") for k in (1, 2, 3)]
+    results = solve_image(load_image(IMAGES / "book_scan_discs_3puzzles.jpg"))
+    solved = [r for r in results if r.status == "solved"]
+    assert len(solved) == 3
+    for truth in truths:
+        (res,) = [r for r in solved if (r.puzzle.n_rows, r.puzzle.n_cols) == (truth.n_rows, truth.n_cols)]
+        assert grid_tokens(res.puzzle) == grid_tokens(truth)
+        assert dict(res.solution.values) == dict(solve_puzzle(truth).values)

@@ -240,14 +240,76 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
         cell's colours, with the diagonal and the cell borders removed: 0 where there is none,
         else its strength (1..255).
     """
+    halves, _ = _split_with_discs(cell_gray, weak_level, flip)
+    return halves
+
+
+def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = False
+                      ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray | None, np.ndarray | None]]:
+    """:func:`split_clue_cell`'s halves, and for each the digits inside a disc in it (or None)."""
     gray = _to_gray(cell_gray, "cell_gray")
-    halves = []
+    halves, discs = [], []
     for sign in (-1, 1):
         region = _INSIDE & (sign * _D > 0)
         core = _CORE & (sign * _D > 0.14)
         ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level, flip=flip)
         halves.append(_remove_lines(ink, region))
-    return halves[0], halves[1]
+        discs.append(_digits_in_disc(ink))
+    return (halves[0], halves[1]), (discs[0], discs[1])
+
+
+#: A number printed in a disc (Japanese puzzle books, apps): the disc is round (its hull as wide
+#: as high and filling the smallest circle around it: a bold "0" is narrower than high, a blurred
+#: "10" a rounded box), mostly disc, not digit, and of a size that fits a triangle.
+_DISC_ASPECT = (0.8, 1.25)
+_DISC_ROUND = 0.88               # hull area / area of the smallest circle around it (a square: 0.64)
+_DISC_SOLID = 0.55               # disc ink / hull area
+_DISC_SIZE = (0.16, 0.62)        # diameter, share of the cell side
+_DISC_RIM = 2                    # pixels of the disc's edge (and its outline) left out
+_DISC_DIGIT_H = 0.45             # the digits in a disc are at least this share of its height
+
+
+def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
+    """The digits inside a disc in one half's ink, as ink on their own (None without a disc).
+
+    A disc is a round piece of ink that holds digits about as tall as half of it. A bold "2" or
+    "8" can pass for one; the caller keeps this reading only where it is the surer one.
+
+    Seen against the cell, a light disc is the ink and its dark digits are holes in it; the
+    reader wants the digits. So the holes inside the disc's hull become the ink, with a strength
+    mirrored from the disc's, and all outside the disc (its outline, the diagonal, the cell)
+    goes. Either polarity: a dark disc on a light cell comes out the same way.
+    """
+    binary = (ink > 0).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    out = None
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if not (_DISC_SIZE[0] * _S <= max(w, h) <= _DISC_SIZE[1] * _S
+                and _DISC_ASPECT[0] <= w / h <= _DISC_ASPECT[1]):
+            continue
+        piece = (labels == i).astype(np.uint8)
+        contours, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull = cv2.convexHull(np.vstack(contours))
+        hull_area = cv2.contourArea(hull)
+        _, radius = cv2.minEnclosingCircle(hull)
+        if not (hull_area >= _DISC_ROUND * np.pi * radius ** 2 and area >= _DISC_SOLID * hull_area):
+            continue
+        inside = np.zeros_like(piece)
+        cv2.drawContours(inside, [hull], -1, 1, thickness=-1)
+        inside = cv2.erode(inside, np.ones((2 * _DISC_RIM + 1, 2 * _DISC_RIM + 1), np.uint8)) > 0
+        # Inside the disc, what is not disc is digit: fully so where the disc reading found no
+        # ink at all, partly on the anti-aliased edges of the strokes. The paper inside a "0"
+        # or a "6" is disc too, though not joined to the rest.
+        digit = np.where(ink > 0, 255 - ink.astype(np.int32), 255)
+        digit = np.where(inside & (digit >= 128), digit, 0).astype(np.uint8)
+        if np.count_nonzero(digit) < 0.05 * hull_area:
+            continue  # a plain blot, no number in it
+        _, _, hole_stats, _ = cv2.connectedComponentsWithStats((digit > 0).astype(np.uint8), connectivity=8)
+        if hole_stats[1:, cv2.CC_STAT_HEIGHT].max() < _DISC_DIGIT_H * h:
+            continue  # a bold "8" or "9": round and solid too, but its holes are small
+        out = digit if out is None else np.maximum(out, digit)
+    return out
 
 
 def digit_pieces(half: np.ndarray) -> list[np.ndarray]:
@@ -616,10 +678,24 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
                       ) -> tuple[list[np.ndarray], list[NumberRead]]:
     """Every cell's down and across halves (at the first binarisation level), and their reads
     merged over all levels; both lists run down0, across0, down1, across1, ..."""
-    levels = [[h for c in cells for h in split_clue_cell(c, weak_level=level)] for level in WEAK_LEVELS]
+    splits = [[_split_with_discs(c, level) for c in cells] for level in WEAK_LEVELS]
+    levels = [[h for plain, _ in split for h in plain] for split in splits]
     flat = _read_many([_job(h) for halves in levels for h in halves], clf)
     n = len(levels[0])
     halves, reads = list(levels[0]), [_merge_levels(flat[i::n]) for i in range(n)]
+    # A number printed in a disc is, to the plain reading, a round blot with holes: read the
+    # holes as the digits where a half holds a disc, and keep that where it is the surer reading.
+    in_disc = [[h for _, discs in split for h in discs] for split in splits]
+    with_disc = [i for i in range(n) if any(level[i] is not None for level in in_disc)]
+    if with_disc:
+        disc_halves = [[level[i] for level in in_disc if level[i] is not None] for i in with_disc]
+        flat = _read_many([_job(h) for hs in disc_halves for h in hs], clf)
+        start = 0
+        for i, hs in zip(with_disc, disc_halves):
+            other = _merge_levels(flat[start:start + len(hs)])
+            start += len(hs)
+            if other.value is not None and best_probability(other) > best_probability(reads[i]):
+                halves[i], reads[i] = hs[0], other
     # A half whose ink reads as no digit at all may have had paper and ink told apart the wrong
     # way round (a heavy white number covering most of a grey triangle): read it the other way,
     # and keep that only where it reads clearly.
