@@ -1,12 +1,16 @@
 """Recognition accuracy and speed, per tier, on synthetic renders and on the real samples.
 
-    .venv/bin/python bench/accuracy.py [--per-tier 20] [--seed 0]
+    .venv/bin/python bench/accuracy.py [--per-tier 20] [--seed 0] [--tiers clean,photo,...]
 
 Synthetic puzzles are real corpus layouts (unique solutions) drawn by vision/render.py in random
 styles and fonts, then scanned or photographed; "real" is every sample with a transcription,
-"reshot" each of them photographed twice more (see ``_real``).
+"reshot" each of them photographed twice more (see ``_real``). A tier ``style:FAMILY`` draws one
+style family of ``vision.render.STYLE_FAMILIES`` (scanned or photographed at random); ``styles``
+stands for one such tier per family.
 Prints one table: puzzles, share of grids read exactly, share of cells right, share solved
 correctly, solved WRONG (must be 0), median and max seconds per image (one core, in-process).
+A player's typed digits are not givens, so a grid read with them as givens is not exact; an
+answer key read and reported "solved" counts as solved WRONG.
 """
 from __future__ import annotations
 
@@ -27,7 +31,9 @@ import numpy as np  # noqa: E402
 from pipeline import solve_image  # noqa: E402
 from solver.formats import grid_tokens, load_puzzle, parse_solution_grid  # noqa: E402
 from vision.imageio import load_image  # noqa: E402
-from vision.render import photograph, random_style, render_page, render_puzzle  # noqa: E402
+from vision.render import (  # noqa: E402
+    STYLE_FAMILIES, photograph, random_style, render_family, render_page, render_puzzle,
+)
 
 cv2.setNumThreads(1)
 CORPUS = ROOT / "tests" / "data" / "puzzles" / "corpus"
@@ -46,14 +52,29 @@ def _corpus(max_side: int):
     return out
 
 
+# The synthetic tiers that seed by their index here; a new tier must not move them (their images
+# would change), so style families seed apart (see ``_synthetic``).
+_SEEDED_TIERS = ("clean", "photo", "hard", "page", "light")
+
+
+def _near(results, truth_xy):
+    """The results whose grid is centred on the grid with corners ``truth_xy``."""
+    centre = np.asarray(truth_xy).mean(axis=0)
+    return [r for r in results if r.corners_xy is not None
+            and np.linalg.norm(np.asarray(r.corners_xy).mean(axis=0) - centre)
+            < 0.25 * np.linalg.norm(np.ptp(np.asarray(truth_xy), axis=0))]
+
+
+def _answer_keys_solved(results, answer_keys):
+    """How many answer grids were reported as a solved puzzle (each a wrong solution)."""
+    return sum(any(r.status == "solved" for r in _near(results, key_xy)) for key_xy in answer_keys)
+
+
 def _score(results, truths, corners):
     """Per true puzzle: (exact, cells right share, solved correctly, solved wrong)."""
     scores = []
     for (puzzle, values), truth_xy in zip(truths, corners):
-        centre = np.asarray(truth_xy).mean(axis=0)
-        near = [r for r in results if r.corners_xy is not None
-                and np.linalg.norm(np.asarray(r.corners_xy).mean(axis=0) - centre)
-                < 0.25 * np.linalg.norm(np.ptp(np.asarray(truth_xy), axis=0))]
+        near = _near(results, truth_xy)
         res = near[0] if near else None
         truth_tokens = grid_tokens(puzzle)
         if res is None or res.puzzle is None or (res.puzzle.n_rows, res.puzzle.n_cols) != (puzzle.n_rows, puzzle.n_cols):
@@ -68,23 +89,39 @@ def _score(results, truths, corners):
 
 
 def _synthetic(tier: str, n: int, seed: int, pool):
-    rng = np.random.default_rng([seed, ("clean", "photo", "hard", "page", "light").index(tier)])
+    """``n`` images of ``tier``: (image, [(puzzle, values)], [corners], [answer key corners])."""
+    family = tier[len("style:"):] if tier.startswith("style:") else None
+    index = _SEEDED_TIERS.index(tier) if family is None else 100 + STYLE_FAMILIES.index(family)
+    rng = np.random.default_rng([seed, index])
     for _ in range(n):
-        if tier == "page":
+        if family is not None:
+            level = str(rng.choice(["clean", "photo"]))
+            if family == "answer_key":
+                small = [p for p in pool if max(p[0].n_rows, p[0].n_cols) <= 10]
+                picks = [small[i] for i in rng.choice(len(small), size=int(rng.integers(1, 3)), replace=False)]
+                cell = None
+            else:
+                picks = [pool[int(rng.integers(len(pool)))]]
+                longest = max(picks[0][0].n_rows, picks[0][0].n_cols)
+                cell = int(rng.integers(max(24, 300 // longest + 1), min(80, 2000 // longest) + 1))
+            image, corners, _, keys = render_family(rng, family, [p for p, _ in picks], [v for _, v in picks],
+                                                    cell_px=cell, level=level)
+            yield image, picks, corners, keys
+        elif tier == "page":
             small = [p for p in pool if max(p[0].n_rows, p[0].n_cols) <= 10]
             picks = [small[i] for i in rng.choice(len(small), size=int(rng.integers(2, 5)), replace=False)]
             style = random_style(rng)
             level = rng.choice(["none", "clean", "photo"])
             image, corners = render_page([p for p, _ in picks], [style] * len(picks), rng,
                                          level=None if level == "none" else str(level))
-            yield image, picks, corners
+            yield image, picks, corners, []
         else:
             puzzle, values = pool[int(rng.integers(len(pool)))]
             longest = max(puzzle.n_rows, puzzle.n_cols)
             cell = int(rng.integers(max(24, 300 // longest + 1), min(80, 2000 // longest) + 1))
             image, corners = render_puzzle(puzzle, random_style(rng, cell), rng=rng)
             image, corners = photograph(image, corners, rng, tier)
-            yield image, [(puzzle, values)], [corners]
+            yield image, [(puzzle, values)], [corners], []
 
 
 def _real(reshoot: int = 0, seed: int = 0):
@@ -101,28 +138,36 @@ def _real(reshoot: int = 0, seed: int = 0):
             continue
         image = load_image(images[0])
         if not reshoot:
-            yield image, [(truth, None)], None
+            yield image, [(truth, None)], None, []
         h, w = image.shape[:2]
         frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
         for _ in range(reshoot):
-            yield photograph(image, frame, rng, "photo")[0], [(truth, None)], None
+            yield photograph(image, frame, rng, "photo")[0], [(truth, None)], None, []
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-tier", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot")
+    parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot",
+                        help="comma-separated: clean, photo, hard, light, page, real, reshot, "
+                             "style:FAMILY, or styles (one style:FAMILY row per family)")
     args = parser.parse_args()
+    tiers = [t for name in args.tiers.split(",")
+             for t in ([f"style:{f}" for f in STYLE_FAMILIES] if name == "styles" else [name])]
+    unknown = [t for t in tiers if t not in _SEEDED_TIERS + ("real", "reshot")
+               and t not in [f"style:{f}" for f in STYLE_FAMILIES]]
+    if unknown:
+        parser.error(f"--tiers: unknown {unknown}; families are {', '.join(STYLE_FAMILIES)}")
     pool = _corpus(15)
     rows = []
-    for tier in args.tiers.split(","):
-        scores, seconds = [], []
+    for tier in tiers:
+        scores, seconds, keys_solved = [], [], 0
         if tier in ("real", "reshot"):
             source = _real(reshoot=2 if tier == "reshot" else 0, seed=args.seed)
         else:
             source = _synthetic(tier, args.per_tier, args.seed, pool)
-        for image, truths, corners in source:
+        for image, truths, corners, answer_keys in source:
             start = time.perf_counter()
             try:
                 results = solve_image(image)
@@ -144,13 +189,15 @@ def main() -> int:
                     scores.append((False, 0.0, False, False))
                     continue
             scores.extend(_score(results, truths, corners))
+            keys_solved += _answer_keys_solved(results, answer_keys)
         n = len(scores)
         rows.append((tier, n, sum(s[0] for s in scores) / n, sum(s[1] for s in scores) / n,
-                     sum(s[2] for s in scores) / n, sum(s[3] for s in scores),
+                     sum(s[2] for s in scores) / n, sum(s[3] for s in scores) + keys_solved,
                      statistics.median(seconds), max(seconds)))
-    print(f"{'tier':<7}{'puzzles':>8}{'exact':>8}{'cells':>8}{'solved':>8}{'WRONG':>7}{'med s':>8}{'max s':>8}")
+    width = max([7] + [len(tier) + 1 for tier, *_ in rows])
+    print(f"{'tier':<{width}}{'puzzles':>8}{'exact':>8}{'cells':>8}{'solved':>8}{'WRONG':>7}{'med s':>8}{'max s':>8}")
     for tier, n, exact, cells, solved, wrong, med, mx in rows:
-        print(f"{tier:<7}{n:>8}{exact:>8.1%}{cells:>8.1%}{solved:>8.1%}{wrong:>7}{med:>8.2f}{mx:>8.2f}")
+        print(f"{tier:<{width}}{n:>8}{exact:>8.1%}{cells:>8.1%}{solved:>8.1%}{wrong:>7}{med:>8.2f}{mx:>8.2f}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The synthetic renderer: valid puzzles, determinism, and exact corner tracking."""
+"""The synthetic renderer: valid puzzles, determinism, exact corner tracking, and the style families."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,7 +9,8 @@ import pytest
 
 from solver.formats import load_puzzle
 from vision.render import (
-    TIERS, make_sample, photograph, puzzle_values_ok, random_puzzle, random_style, render_puzzle,
+    STYLE_FAMILIES, TIERS, make_sample, photograph, puzzle_values_ok, random_puzzle, random_style, render_family,
+    render_puzzle,
 )
 
 IMAGES = Path(__file__).resolve().parent / "data" / "images"
@@ -136,3 +137,307 @@ def test_renders_an_existing_puzzle_with_givens_and_pen_digits():
     assert image.shape == plain.shape
     assert np.allclose(corners[2] - corners[0], [30 * puzzle.n_cols, 30 * puzzle.n_rows])
     assert not np.array_equal(image, plain)
+
+
+# --------------------------------------------------------------------------------------------
+# Style families: each drawn flat, its truth checked, and the look it promises found in the pixels
+
+FAMILY_CELL = 48
+
+
+def _family_render(family, seed=0):
+    """A flat render of a 7x8 puzzle (with a 6x6 on every other answer-key page)."""
+    rng = np.random.default_rng([31, seed, STYLE_FAMILIES.index(family)])
+    pairs = [random_puzzle(rng, 7, 8)]
+    if family == "answer_key" and seed % 2:
+        pairs.append(random_puzzle(rng, 6, 6))
+    puzzles, values = [p for p, _ in pairs], [v for _, v in pairs]
+    image, corners, entries, keys = render_family(rng, family, puzzles, values, cell_px=FAMILY_CELL)
+    return puzzles, values, image, corners, entries, keys
+
+
+def _cell_crop(image, corners, shape, cell, inset=0.0):
+    """The pixels of ``cell`` of a grid with ``corners`` and ``shape`` (rows, cols), less ``inset``
+    (a share of the cell) on every side."""
+    (x0, y0), (x1, _), (_, y1) = corners[0], corners[1], corners[2]
+    cw, ch = (x1 - x0) / shape[1], (y1 - y0) / shape[0]
+    r, c = cell
+    # corners are cv2 coordinates: a lattice line at x lies between pixels x - 0.5 and x + 0.5
+    left, top = x0 + (c + inset) * cw + 0.5, y0 + (r + inset) * ch + 0.5
+    right, bottom = x0 + (c + 1 - inset) * cw + 0.5, y0 + (r + 1 - inset) * ch + 0.5
+    return image[int(round(top)):int(round(bottom)), int(round(left)):int(round(right))]
+
+
+def _gray(image):
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(float)
+
+
+def _off_diagonal(crop, band):
+    """(above, below): masks of a square crop's pixels more than ``band`` px above (upper right)
+    and below (lower left) its main diagonal."""
+    h, w = crop.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    u, v = xx * (h / w), yy
+    return u - v > band * np.sqrt(2), v - u > band * np.sqrt(2)
+
+
+def _clue_cells(puzzle):
+    return sorted(puzzle.clue_at)
+
+
+@pytest.mark.parametrize("family", STYLE_FAMILIES)
+def test_family_renders_valid_truth_and_corners_on_the_border(family):
+    puzzles, values, image, corners, entries, keys = _family_render(family)
+    assert len(corners) == len(values) == len(entries) == len(puzzles) >= 1
+    assert len(keys) == (1 if family == "answer_key" else 0)
+    for puzzle, fill in zip(puzzles, values):
+        assert puzzle_values_ok(puzzle, fill)
+    gray = _gray(image)
+    paper = float(np.median(gray[:2, :]))
+    h, w = gray.shape
+    shapes = [(p.n_rows, p.n_cols) for p in puzzles] + [(puzzles[0].n_rows, puzzles[0].n_cols)] * len(keys)
+    for grid, (n_rows, n_cols) in zip(list(corners) + list(keys), shapes):
+        assert grid.shape == (4, 2)
+        size = grid[2] - grid[0]
+        if family != "answer_key":  # a page sizes its own cells
+            assert np.allclose(size, [FAMILY_CELL * n_cols, FAMILY_CELL * n_rows], atol=1e-3)
+        assert abs(size[0] / n_cols - size[1] / n_rows) < 1e-3  # square cells
+        for x, y in grid:
+            xi, yi = int(round(x)), int(round(y))
+            assert 1 <= xi < w - 1 and 1 <= yi < h - 1
+            window = gray[yi - 1:yi + 2, xi - 1:xi + 2]
+            assert np.abs(window - paper).max() > 30, (family, x, y, window, paper)
+            # outward of the corner, past the frame, is paper: the corner is the grid's outer edge
+            ox, oy = np.sign(np.array([x, y]) - grid.mean(axis=0))
+            outside = gray[int(np.clip(yi + oy * 6, 0, h - 1)), int(np.clip(xi + ox * 6, 0, w - 1))]
+            assert abs(outside - paper) < 25, (family, x, y, outside, paper)
+    # the lines between empty white cells lie where the corners put the lattice
+    typed = set().union(*entries)
+    for grid, puzzle in zip(list(corners) + list(keys), puzzles + puzzles[:1] * len(keys)):
+        (x0, y0), cw = grid[0], (grid[1, 0] - grid[0, 0]) / puzzle.n_cols
+        for r, c in sorted(puzzle.whites - typed):
+            for dr, dc in ((0, 1), (1, 0)):
+                if (r + dr, c + dc) not in puzzle.whites - typed:
+                    continue
+                # a profile across the line, through the middle of the cells' shared edge
+                at = np.array([x0 + (c + dc + 0.5 * dr) * cw, y0 + (r + dr + 0.5 * dc) * cw])
+                steps = np.arange(-int(0.15 * cw), int(0.15 * cw) + 1)
+                profile = gray[np.round(at[1] + steps * dr).astype(int), np.round(at[0] + steps * dc).astype(int)]
+                deviation = np.abs(profile - np.median(profile))
+                line = steps[deviation >= 0.6 * deviation.max()]  # a wide line (an app's gap) is a run
+                assert deviation.max() > 30 and abs(line.mean()) <= 1, (family, (r, c), (dr, dc), profile)
+
+
+@pytest.mark.parametrize("family", ["discs_black", "discs_grey"])
+@pytest.mark.parametrize("seed", range(2))
+def test_discs_one_light_round_blob_per_clue_number(family, seed):
+    puzzles, _, image, corners, _, _ = _family_render(family, seed)
+    puzzle, grid = puzzles[0], corners[0]
+    gray = _gray(image)
+    blobs = numbers = 0
+    for cell in _clue_cells(puzzle):
+        clue = puzzle.clue_at[cell]
+        numbers += (clue.across is not None) + (clue.down is not None)
+        crop = _cell_crop(gray, grid, (puzzle.n_rows, puzzle.n_cols), cell, inset=2 / FAMILY_CELL)
+        above, below = _off_diagonal(crop, 2.5)  # a light diagonal would join the discs
+        light_at = (np.median(crop) + np.percentile(crop, 99)) / 2  # between the cell's fill and its discs
+        light = ((crop > light_at) & (above | below)).astype(np.uint8)
+        for outline in cv2.findContours(light, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0]:
+            x, y, bw, bh = cv2.boundingRect(outline)
+            # the area inside the outline (the dark digits are holes in it): a disc fills about
+            # pi/4 of its box, a square all of it
+            fill = (cv2.contourArea(outline) + len(outline) / 2) / (bw * bh)
+            round_ = 0.75 < bw / bh < 1.33 and 0.65 < fill < 0.9
+            if round_ and 0.22 * FAMILY_CELL <= max(bw, bh) <= 0.5 * FAMILY_CELL:
+                blobs += 1
+    assert numbers > 0 and blobs == numbers, (blobs, numbers)
+
+
+def _diagonal_ink_shares(gray, grid, shape, cell, paper):
+    """Shares of points along a cell's diagonal and anti-diagonal that are ink."""
+    crop = _cell_crop(gray, grid, shape, cell)
+    n = crop.shape[0]
+    shares = []
+    for anti in (False, True):
+        dark = 0
+        ts = np.linspace(0.15, 0.85, 15)
+        for t in ts:
+            y = int(round(t * (n - 1)))
+            x = n - 1 - y if anti else y
+            dark += crop[max(0, y - 1):y + 2, max(0, x - 1):x + 2].min() < paper - 50
+        shares.append(dark / len(ts))
+    return shares
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_diagonal_everywhere_has_a_diagonal_in_every_white_cell(seed):
+    puzzles, _, image, corners, _, _ = _family_render("diagonal_everywhere", seed)
+    puzzle = puzzles[0]
+    gray = _gray(image)
+    paper = float(np.median(gray[:2, :]))
+    for cell in sorted(puzzle.whites):
+        diagonal, anti = _diagonal_ink_shares(gray, corners[0], (puzzle.n_rows, puzzle.n_cols), cell, paper)
+        assert diagonal >= 0.35 and anti <= 0.1, (cell, diagonal, anti)  # dashed: about half is ink
+
+
+@pytest.mark.parametrize("family", ["no_diagonal", "grey_no_split"])
+@pytest.mark.parametrize("seed", range(3))
+def test_clue_cells_without_a_split(family, seed):
+    """Near both ends of the diagonal, where a split would run, a clue cell is its own fill."""
+    puzzles, _, image, corners, _, _ = _family_render(family, seed)
+    puzzle = puzzles[0]
+    for cell in _clue_cells(puzzle):
+        crop = _cell_crop(image, corners[0], (puzzle.n_rows, puzzle.n_cols), cell).astype(float)
+        fill = np.median(crop.reshape(-1, 3), axis=0)
+        n = crop.shape[0]
+        for t in (0.12, 0.18, 0.82, 0.88):
+            k = int(round(t * (n - 1)))
+            assert np.abs(crop[k, k] - fill).max() < 30, (cell, t, crop[k, k], fill)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tinted_clues_are_light_pastel_with_dark_numbers(seed):
+    puzzles, _, image, corners, _, _ = _family_render("tinted_clues", seed)
+    puzzle = puzzles[0]
+    for cell in _clue_cells(puzzle):
+        crop = _cell_crop(image, corners[0], (puzzle.n_rows, puzzle.n_cols), cell, inset=0.08)
+        fill = np.median(crop.reshape(-1, 3), axis=0)
+        luma = 0.114 * fill[0] + 0.587 * fill[1] + 0.299 * fill[2]
+        assert luma > 170 and fill.max() - fill.min() >= 15, (cell, fill)
+        assert _gray(crop).min() < 110, cell
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_finished_grey_prints_a_share_of_the_numbers_in_grey(seed):
+    puzzles, _, image, corners, _, _ = _family_render("finished_grey", seed)
+    puzzle = puzzles[0]
+    gray = _gray(image)
+    peaks = []
+    for cell in _clue_cells(puzzle):
+        clue = puzzle.clue_at[cell]
+        crop = _cell_crop(gray, corners[0], (puzzle.n_rows, puzzle.n_cols), cell, inset=2 / FAMILY_CELL)
+        above, below = _off_diagonal(crop, 3)  # the diagonal is light too
+        for total, half in ((clue.across, above), (clue.down, below)):
+            if total is not None:
+                peaks.append(np.percentile(crop[half], 99))  # the number's brightest ink
+    grey = sum(70 < p < 185 for p in peaks)
+    white = sum(p >= 185 for p in peaks)
+    assert grey + white == len(peaks), peaks
+    assert grey >= 1 and 0.15 <= grey / len(peaks) <= 0.55, (grey, len(peaks))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_typed_entries_are_in_the_truth_not_givens_and_drawn_large(seed):
+    puzzles, values, image, corners, entries, _ = _family_render("typed_entries", seed)
+    puzzle, fill, typed = puzzles[0], values[0], entries[0]
+    assert typed and set(typed) <= puzzle.whites
+    assert 0.1 * len(puzzle.whites) - 1 <= len(typed) <= 0.6 * len(puzzle.whites)
+    assert not puzzle.givens  # typed digits are the player's, not the puzzle's
+    assert sum(typed[c] != fill[c] for c in typed) <= 2
+    gray = _gray(image)
+    for cell in sorted(puzzle.whites):
+        # the middle of the cell, clear of lines and rounded corners; a diagonal is masked off
+        crop = _cell_crop(gray, corners[0], (puzzle.n_rows, puzzle.n_cols), cell, inset=0.2)
+        above, below = _off_diagonal(crop, 3)
+        ink = (np.abs(crop - np.median(crop)) > 60) & (above | below)
+        rows = np.flatnonzero(ink.any(axis=1))
+        if cell in typed:
+            assert rows.size and rows[-1] - rows[0] + 1 >= 0.4 * FAMILY_CELL, (cell, rows)
+        else:
+            assert ink.sum() < 10, cell
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_answer_key_page_has_one_more_grid_than_puzzles(seed):
+    puzzles, values, image, corners, _, keys = _family_render("answer_key", seed)
+    assert len(keys) == 1 and len(corners) == len(puzzles) == 1 + seed % 2
+    gray = _gray(image)
+    paper = float(np.median(gray[:2, :]))
+    h, w = gray.shape
+    ink = cv2.dilate((np.abs(gray - paper) > 60).astype(np.uint8), np.ones((3, 3), np.uint8))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    grids = [s for s in stats[1:] if s[2] > 0.06 * w and s[3] > 0.06 * w]
+    assert len(grids) == len(puzzles) + 1, stats[1:][:10]
+    # the answer grid holds a digit in every white cell; the puzzle of the same layout holds none
+    shape = (puzzles[0].n_rows, puzzles[0].n_cols)
+    for cell in sorted(puzzles[0].whites):
+        key_cell = _cell_crop(gray, keys[0], shape, cell, inset=0.2)
+        puzzle_cell = _cell_crop(gray, corners[0], shape, cell, inset=0.2)
+        above, below = _off_diagonal(puzzle_cell, 3)  # some looks draw a diagonal in white cells
+        assert (key_cell < paper - 80).any(), cell
+        assert not ((puzzle_cell < paper - 80) & (above | below)).any(), cell
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_tone_halves_shade_across_and_down_differently(seed):
+    puzzles, _, image, corners, _, _ = _family_render("two_tone_halves", seed)
+    puzzle = puzzles[0]
+    halves = {"across": [], "down": []}
+    for cell in _clue_cells(puzzle):
+        clue = puzzle.clue_at[cell]
+        crop = _cell_crop(image, corners[0], (puzzle.n_rows, puzzle.n_cols), cell, inset=2 / FAMILY_CELL)
+        above, below = _off_diagonal(crop[:, :, 0], 3)
+        for direction, total, half in (("across", clue.across, above), ("down", clue.down, below)):
+            if total is not None:
+                halves[direction].append(crop[half].astype(float))
+    across, down = (np.median(np.vstack(halves[d]), axis=0) for d in ("across", "down"))
+    assert np.abs(across - down).max() > 20, (across, down)
+    # and each number's triangle is shaded, not left as the cell's ground
+    for direction, colour in (("across", across), ("down", down)):
+        assert all(np.abs(np.median(h, axis=0) - colour).max() < 20 for h in halves[direction]), direction
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rounded_app_cells_have_rounded_corners(seed):
+    """The light tile of a white cell fills its bounding box's edges but not its corners."""
+    puzzles, _, image, corners, _, _ = _family_render("rounded_app", seed)
+    puzzle = puzzles[0]
+    gray = _gray(image)
+    for cell in sorted(puzzle.whites):
+        crop = _cell_crop(gray, corners[0], (puzzle.n_rows, puzzle.n_cols), cell)
+        tile = crop > 250
+        ys, xs = np.flatnonzero(tile.any(axis=1)), np.flatnonzero(tile.any(axis=0))
+        y0, y1, x0, x1 = ys[0], ys[-1], xs[0], xs[-1]
+        ym, xm = (y0 + y1) // 2, (x0 + x1) // 2
+        assert tile[y0, xm] and tile[y1, xm] and tile[ym, x0] and tile[ym, x1], cell
+        assert not (tile[y0, x0] or tile[y0, x1] or tile[y1, x0] or tile[y1, x1]), cell
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dark_mode_draws_light_lines_on_dark(seed):
+    puzzles, _, image, corners, _, _ = _family_render("dark_mode", seed)
+    puzzle = puzzles[0]
+    gray = _gray(image)
+    assert np.median(gray[:2, :]) < 80
+    shape = (puzzle.n_rows, puzzle.n_cols)
+    pairs = [(r, c) for r, c in sorted(puzzle.whites) if (r, c + 1) in puzzle.whites]
+    assert pairs
+    for r, c in pairs:
+        left = _cell_crop(gray, corners[0], shape, (r, c), inset=0.3)
+        right = _cell_crop(gray, corners[0], shape, (r, c + 1), inset=0.3)
+        assert np.median(left) < 110 and np.median(right) < 110
+        # the lattice line between them, a short vertical strip through its middle
+        (x0, y0), (x1, _), (_, y1) = corners[0][0], corners[0][1], corners[0][2]
+        x = x0 + (c + 1) * (x1 - x0) / shape[1]
+        y = y0 + (r + 0.5) * (y1 - y0) / shape[0]
+        line = gray[int(y) - 3:int(y) + 4, int(round(x)) - 1:int(round(x)) + 2].max()
+        assert line > max(np.median(left), np.median(right)) + 50, (r, c, line)
+
+
+@pytest.mark.parametrize("family", ["typed_entries", "answer_key"])
+def test_family_samples_carry_their_truth(family):
+    sample = make_sample(3, f"style:{family}")
+    assert sample.family == family and sample.tier == f"style:{family}"
+    assert all(puzzle_values_ok(p, v) for p, v in zip(sample.puzzles, sample.values))
+    h, w = sample.image.shape[:2]
+    for grid in sample.corners + sample.answer_keys:
+        assert (grid >= 0).all() and (grid[:, 0] < w).all() and (grid[:, 1] < h).all()
+    if family == "typed_entries":
+        assert len(sample.entries) == 1 and sample.entries[0] and not sample.puzzles[0].givens
+    else:
+        assert len(sample.answer_keys) == 1 and not any(sample.entries)
+
+
+def test_old_tiers_carry_no_family_truth():
+    sample = make_sample(0, "clean")
+    assert sample.family is None and sample.entries == () and sample.answer_keys == ()

@@ -2,7 +2,10 @@
 
 ``random_puzzle`` makes a valid layout and digit fill, ``random_style`` a look drawn from the styles
 found in print and on screen (black clue cells with white numbers, grey or coloured cells, newspaper
-white cells with a thin diagonal, shaded half cells), ``render_puzzle`` draws a puzzle flat, and
+white cells with a thin diagonal, shaded half cells), ``style_of_family`` one of the rarer looks in
+``STYLE_FAMILIES`` (numbers in discs, a diagonal in every cell, no diagonal, pastel tints, greyed
+finished clues, typed entries, answer keys, an app's rounded tiles, a dark mode) and
+``render_family`` draws puzzles in one, ``render_puzzle`` draws a puzzle flat, and
 ``photograph`` turns a flat render into a scan, a phone photo, a hard photo (curled page, shadow,
 low resolution) or a photo in adverse light (a hard shadow, a steep gradient, the reverse page
 showing through, a dark desk, a bowed page) while tracking the grid corners through every geometric step. ``make_sample`` ties
@@ -30,13 +33,14 @@ from solver.model import Cell, Clue, Puzzle
 __all__ = [
     "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_from_fill", "puzzle_values_ok", "random_style",
     "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts", "LIGHT_CONDITIONS",
+    "STYLE_FAMILIES", "style_of_family", "render_family",
 ]
 
 log = logging.getLogger(__name__)
 
 RGB = tuple[int, int, int]
 Level = Literal["clean", "photo", "hard", "light"]
-TIERS = ("clean", "photo", "hard", "page", "light")
+TIERS = ("clean", "photo", "hard", "page", "light", "styles")
 
 _SS = 2  # supersampling factor: Pillow draws aliased shapes, so draw at 2x and average down
 _FONT_DIRS = ("/usr/share/fonts",)
@@ -272,6 +276,22 @@ class Style:
     ``half_fill`` colours only the triangles of a clue cell that carry a number (the rest keeps
     ``clue_fill``); None fills the whole clue cell with ``clue_fill``. ``digit_x``/``digit_y`` place
     the across number's centre as a fraction of the cell (the down number mirrors it).
+
+    The fields after ``pen_colour`` draw the style families of ``style_of_family``; their defaults
+    draw nothing new, so a style without them renders as it always has:
+
+    - ``clue_diagonal``: split clue cells by a diagonal; ``white_diagonal``: draw it in white cells
+      too; ``diag_dash_px``: dash length of a dashed diagonal (0: solid).
+    - ``down_half_fill``: the down triangle's colour when it differs from ``half_fill``'s.
+    - ``block_hatch``: hatch the block cells (not the clue cells) with ``hatch_px`` spacing.
+    - ``disc_fill``: print each clue number inside a disc of this colour, ``disc_frac`` of the
+      cell across, centred on the number.
+    - ``finished_share`` of the clue numbers, chosen at random, printed in ``finished_ink`` (the
+      clues a player finished, greyed by a game).
+    - ``white_fill``: the white cells' colour where it is not ``paper`` (a dark mode).
+    - ``cell_radius``: cells as tiles with corners rounded by this fraction of the cell, the grid
+      lines showing as the gaps between them (an app's board).
+    - ``typed_*``: how a player's own digits (``render_puzzle``'s ``entries``) are typed.
     """
 
     cell_px: int = 40
@@ -300,6 +320,20 @@ class Style:
     given_ink: RGB = (0, 0, 0)
     pen_font_path: str = "/usr/share/fonts/opentype/urw-base35/Z003-MediumItalic.otf"
     pen_colour: RGB = (20, 40, 160)
+    clue_diagonal: bool = True
+    white_diagonal: bool = False
+    diag_dash_px: float = 0.0
+    down_half_fill: RGB | None = None
+    block_hatch: bool = False
+    disc_fill: RGB | None = None
+    disc_frac: float = 0.38
+    finished_ink: RGB = (128, 128, 128)
+    finished_share: float = 0.0
+    white_fill: RGB | None = None
+    cell_radius: float = 0.0
+    typed_font_path: str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    typed_frac: float = 0.62
+    typed_ink: RGB = (30, 60, 200)
 
 
 _FILLS_LIGHT = ((200, 200, 200), (215, 215, 215), (180, 180, 180), (173, 216, 240), (150, 200, 250),
@@ -314,6 +348,10 @@ def _jitter(rng: np.random.Generator, colour: Sequence[int], amount: int = 12) -
 
 def _luma(colour: Sequence[int]) -> float:
     return 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]
+
+
+def _upright(fonts: Sequence[str]) -> list[str]:
+    return [p for p in fonts if not any(k in Path(p).name for k in ("Italic", "Oblique", "BdIta"))]
 
 
 def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
@@ -381,7 +419,7 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
         diag_colour = ink
     if cell_px is None:
         cell_px = int(rng.integers(20, 91))
-    upright = [p for p in printed if not any(k in Path(p).name for k in ("Italic", "Oblique", "BdIta"))]
+    upright = _upright(printed)
     pool = printed if rng.random() < 0.08 else upright  # clue numbers are rarely italic in print
     font_path = pool[rng.integers(len(pool))]
     given_font = font_path if rng.random() < 0.5 else upright[rng.integers(len(upright))]
@@ -398,6 +436,196 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
         pen_font_path=pen[rng.integers(len(pen))],
         pen_colour=_jitter(rng, ((20, 40, 160), (20, 20, 30), (30, 60, 200), (160, 20, 20))[rng.integers(4)], 20),
     )
+
+
+#: The style families ``style_of_family`` draws: looks that publishers and apps around the world
+#: print, each with its parameters drawn at random.
+STYLE_FAMILIES = (
+    "discs_black", "discs_grey", "diagonal_everywhere", "no_diagonal", "tinted_clues", "finished_grey",
+    "typed_entries", "answer_key", "grey_no_split", "two_tone_halves", "rounded_app", "dark_mode",
+)
+# Families that are a look of their own; typed_entries and answer_key draw on one of these.
+_LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES if f not in ("typed_entries", "answer_key"))
+# Looks that appear on a printed page (an answer key is printed; an app's board is not).
+_PRINT_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("rounded_app", "dark_mode"))
+_PASTELS = ((245, 232, 205), (205, 226, 245), (250, 215, 225), (210, 240, 210), (255, 245, 200),
+            (225, 215, 245))
+
+
+def _shade(colour: Sequence[int], factor: float) -> RGB:
+    return tuple(int(np.clip(v * factor, 0, 255)) for v in colour)
+
+
+def _grey(rng: np.random.Generator, lo: int, hi: int) -> RGB:
+    return (int(rng.integers(lo, hi + 1)),) * 3
+
+
+def _disc_centre(rng: np.random.Generator, disc_frac: float) -> float:
+    """``digit_y`` (with ``digit_x = 1 - digit_y``) that keeps a disc clear of the cell's top edge
+    and of the diagonal, so that the disc sits wholly in its triangle."""
+    radius, clearance = disc_frac / 2, 0.05
+    lo, hi = radius + clearance, (1 - math.sqrt(2) * (radius + clearance)) / 2
+    return float(rng.uniform(lo, max(lo, hi)))
+
+
+def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None = None) -> Style:
+    """A random look of one named style family (see ``STYLE_FAMILIES``).
+
+    Unlike ``random_style``, which draws the common looks, each family is a look that some
+    publishers or apps print and the common looks leave out:
+
+    - ``discs_black``: black clue cells split by a diagonal, each number small and dark inside a
+      white or light disc in its triangle (Japanese puzzle books).
+    - ``discs_grey``: the same on mid-grey clue and block cells, thin diagonal, sometimes a thick
+      frame (an app).
+    - ``diagonal_everywhere``: a thin diagonal in every cell, white cells too; clue cells are paper
+      with small numbers; blocks flat grey or hatched.
+    - ``no_diagonal``: clue cells black or tinted with light numbers and no diagonal, across top
+      right and down bottom left.
+    - ``tinted_clues``: pastel clue cells (beige, light blue, pink, light green) with dark numbers,
+      blocks the same tint or darker.
+    - ``finished_grey``: black cells and white numbers, 20-50% of them in mid grey (finished).
+    - ``typed_entries``: another look, with typed digits large in a sans font; the digits
+      themselves are chosen by ``render_family``.
+    - ``answer_key``: a printed look for a page that carries an answer grid (``render_family``).
+    - ``grey_no_split``: light or mid grey squares carrying both numbers with no split.
+    - ``two_tone_halves``: the across and down triangles shaded in two different colours.
+    - ``rounded_app``: an app's board of rounded tiles on a grey backing, gaps for lines.
+    - ``dark_mode``: light lines on a dark background, dark white cells, light numbers.
+
+    Parameters
+    ----------
+    rng : numpy Generator
+    family : str
+        One of ``STYLE_FAMILIES``.
+    cell_px : int, optional
+        Cell size in output pixels; random in 20..90 when omitted.
+    """
+    if family not in STYLE_FAMILIES:
+        raise ValueError(f"family: expected one of {STYLE_FAMILIES}, got {family!r}")
+    if family in ("typed_entries", "answer_key"):
+        looks = _LOOK_FAMILIES if family == "typed_entries" else _PRINT_FAMILIES
+        base = (random_style(rng, cell_px) if rng.random() < 0.4
+                else style_of_family(rng, looks[int(rng.integers(len(looks)))], cell_px))
+        if family == "answer_key":
+            return base
+        sans = [p for p in _upright(available_fonts()[0])
+                if ("Sans" in Path(p).name or "Gothic" in Path(p).name) and "Mono" not in Path(p).name]
+        dark_cells = _luma(base.white_fill if base.white_fill is not None else base.paper) < 128
+        if dark_cells:
+            typed_ink = _jitter(rng, (235, 235, 235) if rng.random() < 0.5 else (130, 180, 255), 15)
+        else:
+            typed_ink = _jitter(rng, (25, 70, 200) if rng.random() < 0.6 else (20, 20, 20), 20)
+        return dataclasses.replace(base, typed_font_path=sans[int(rng.integers(len(sans)))],
+                                   typed_frac=float(rng.uniform(0.55, 0.7)), typed_ink=typed_ink)
+
+    printed, pen = available_fonts()
+    upright = _upright(printed)
+    cell_px = int(rng.integers(20, 91)) if cell_px is None else int(cell_px)
+    paper = (255, 255, 255) if rng.random() < 0.7 else _jitter(rng, (250, 248, 240), 5)
+    ink = _jitter(rng, (0, 0, 0), 25)
+    inner_px = float(rng.choice([1, 1.5, 2], p=[0.5, 0.25, 0.25]))
+    outer_px = float(rng.uniform(max(2.0, inner_px), 6.0))
+    font_path = upright[int(rng.integers(len(upright)))]
+    f = dict(
+        cell_px=cell_px, paper=paper, line_colour=ink, border_colour=ink, inner_px=inner_px, outer_px=outer_px,
+        font_path=font_path, font_frac=float(rng.uniform(0.25, 0.4)), bold_px=int(rng.random() < 0.1),
+        digit_x=float(rng.uniform(0.62, 0.74)), digit_y=float(rng.uniform(0.24, 0.34)),
+        given_font_path=font_path if rng.random() < 0.5 else upright[int(rng.integers(len(upright)))],
+        given_frac=float(rng.uniform(0.45, 0.65)), given_ink=ink, pen_font_path=pen[int(rng.integers(len(pen)))],
+        pen_colour=_jitter(rng, (20, 40, 160), 20), hatch_colour=_jitter(rng, (20, 20, 20), 20),
+        diag_px=float(rng.choice([1, 1.5, 2], p=[0.5, 0.25, 0.25])),
+    )
+    light = _jitter(rng, (255, 255, 255) if rng.random() < 0.6 else (240, 238, 225), 6)
+    if family in ("discs_black", "discs_grey"):
+        disc_frac = float(rng.uniform(0.3, 0.45))
+        digit_y = _disc_centre(rng, disc_frac)
+        if family == "discs_black":
+            fill = _jitter(rng, (12, 12, 12), 12)
+            diag = light if rng.random() < 0.7 else _grey(rng, 110, 170)
+            block_diagonal = rng.random() < 0.4
+        else:
+            fill = _jitter(rng, _grey(rng, 115, 170), 6)
+            diag = light if rng.random() < 0.5 else _shade(fill, 0.6)
+            block_diagonal = rng.random() < 0.3
+            f.update(diag_px=1.0, line_colour=ink if rng.random() < 0.6 else _shade(fill, 0.5))
+            if rng.random() < 0.4:  # a heavy frame round the board
+                f.update(outer_px=float(rng.uniform(4.5, 8.0)))
+        f.update(clue_fill=fill, block_fill=fill, diag_colour=diag, block_diagonal=bool(block_diagonal),
+                 disc_fill=light, disc_frac=disc_frac, clue_ink=ink,
+                 font_frac=disc_frac * float(rng.uniform(0.42, 0.55)), digit_x=1 - digit_y, digit_y=digit_y)
+    elif family == "diagonal_everywhere":
+        diag = ink if rng.random() < 0.7 else _grey(rng, 80, 130)
+        f.update(clue_fill=paper, clue_ink=ink, diag_colour=diag, diag_px=float(rng.choice([1, 1.5], p=[0.7, 0.3])),
+                 white_diagonal=True, block_diagonal=True, font_frac=float(rng.uniform(0.22, 0.32)))
+        if rng.random() < 0.5:
+            f.update(block_fill=_jitter(rng, _grey(rng, 150, 205), 5))
+        else:  # hatched blocks
+            f.update(block_fill=paper, block_hatch=True, hatch_px=int(rng.integers(3, 6)), hatch_colour=diag)
+        if rng.random() < 0.25:
+            f.update(diag_dash_px=float(rng.uniform(0.06, 0.12) * cell_px))
+    elif family in ("no_diagonal", "grey_no_split"):
+        if family == "no_diagonal":
+            fill = (_jitter(rng, (12, 12, 12), 12) if rng.random() < 0.5
+                    else _jitter(rng, _FILLS_MID[int(rng.integers(len(_FILLS_MID)))], 10))
+            clue_ink = light
+            block_fill = fill if rng.random() < 0.6 else _jitter(rng, (12, 12, 12), 12)
+        else:
+            fill = _jitter(rng, _grey(rng, 150, 215), 4)
+            clue_ink = ink if _luma(fill) > 165 or rng.random() < 0.5 else light
+            block_fill = fill if rng.random() < 0.7 else _shade(fill, rng.uniform(0.5, 0.8))
+        f.update(clue_fill=fill, block_fill=block_fill, clue_ink=clue_ink, diag_colour=clue_ink,
+                 clue_diagonal=False, digit_x=float(rng.uniform(0.66, 0.76)), digit_y=float(rng.uniform(0.24, 0.32)))
+    elif family == "tinted_clues":
+        tint = _jitter(rng, _PASTELS[int(rng.integers(len(_PASTELS)))], 6)
+        diag = ink if rng.random() < 0.6 else _shade(tint, 0.55)
+        roll = rng.random()
+        block_fill = (tint if roll < 0.5 else _shade(tint, rng.uniform(0.6, 0.85)) if roll < 0.8
+                      else _jitter(rng, (20, 20, 20), 15))
+        f.update(clue_fill=tint, block_fill=block_fill, clue_ink=ink, diag_colour=diag,
+                 block_diagonal=bool(block_fill == tint and rng.random() < 0.5))
+        if rng.random() < 0.2:
+            f.update(diag_dash_px=float(rng.uniform(0.06, 0.12) * cell_px))
+    elif family == "finished_grey":
+        dark = _jitter(rng, (15, 15, 15), 15)
+        f.update(clue_fill=dark, block_fill=dark, clue_ink=light,
+                 diag_colour=light if rng.random() < 0.7 else _grey(rng, 120, 170),
+                 block_diagonal=bool(rng.random() < 0.3), finished_ink=_grey(rng, 95, 150),
+                 finished_share=float(rng.uniform(0.2, 0.5)))
+    elif family == "two_tone_halves":
+        across = _PASTELS[int(rng.integers(len(_PASTELS)))]
+        # two tints a reader could mistake for one are not two tones
+        others = [c for c in _PASTELS if max(abs(a - b) for a, b in zip(across, c)) >= 35]
+        down = others[int(rng.integers(len(others)))]
+        back = _jitter(rng, (15, 15, 15), 15) if rng.random() < 0.5 else paper
+        f.update(clue_fill=back, half_fill=_jitter(rng, across, 4), down_half_fill=_jitter(rng, down, 4), clue_ink=ink,
+                 diag_colour=ink if rng.random() < 0.6 else back,
+                 block_fill=back if rng.random() < 0.5 else _jitter(rng, (15, 15, 15), 15))
+    elif family == "rounded_app":
+        backing = _jitter(rng, _grey(rng, 150, 210) if rng.random() < 0.7 else (170, 185, 205), 5)
+        tile = _jitter(rng, _FILLS_MID[int(rng.integers(len(_FILLS_MID)))], 10) if rng.random() < 0.7 \
+            else _jitter(rng, (30, 30, 35), 10)
+        gap = float(rng.uniform(2.0, 5.0))
+        f.update(paper=(255, 255, 255), line_colour=backing,
+                 border_colour=backing if rng.random() < 0.6 else _shade(backing, 0.5),
+                 inner_px=gap, outer_px=float(gap + rng.uniform(0, 3)), cell_radius=float(rng.uniform(0.12, 0.25)),
+                 white_fill=(255, 255, 255), clue_fill=tile,
+                 block_fill=tile if rng.random() < 0.6 else _shade(backing, 0.8),
+                 clue_ink=light, diag_colour=light, clue_diagonal=bool(rng.random() < 0.7), given_ink=(20, 20, 20))
+    else:  # dark_mode
+        night = _jitter(rng, (28, 28, 34), 8)
+        lines = _jitter(rng, _grey(rng, 170, 235), 5)
+        cells = night if rng.random() < 0.4 else _jitter(rng, (58, 58, 66), 8)
+        clue = _jitter(rng, (5, 5, 8), 5) if rng.random() < 0.5 else _jitter(rng, (35, 55, 95), 12)
+        light_ink = _jitter(rng, (235, 235, 235), 15)
+        f.update(paper=night, line_colour=lines, border_colour=lines if rng.random() < 0.6 else light_ink,
+                 white_fill=cells, clue_fill=clue,
+                 block_fill=clue if rng.random() < 0.6 else _jitter(rng, (5, 5, 8), 5),
+                 clue_ink=light_ink, diag_colour=lines, given_ink=light_ink, pen_colour=(140, 190, 255),
+                 clue_diagonal=bool(rng.random() < 0.8), hatch_colour=lines)
+    outer_px = f["outer_px"]
+    f["margin_px"] = int(rng.integers(int(math.ceil(outer_px)) + 2, max(int(outer_px) + 4, cell_px)))
+    return Style(**f)
 
 
 # --------------------------------------------------------------------------------------------
@@ -438,6 +666,19 @@ def _hatch(draw: ImageDraw.ImageDraw, x0: int, y0: int, size: int, spacing: int,
         draw.line([(x0 + a[0], y0 + a[1]), (x0 + b[0], y0 + b[1])], fill=colour, width=width)
 
 
+def _line(draw: ImageDraw.ImageDraw, start, end, colour, width: int, dash: float = 0.0) -> None:
+    """A straight line, solid or (``dash`` > 0) in dashes of that length with equal gaps."""
+    if dash <= 0:
+        draw.line([start, end], fill=colour, width=width)
+        return
+    (xa, ya), (xb, yb) = start, end
+    length = math.hypot(xb - xa, yb - ya)
+    for k in range(int(math.ceil(length / (2 * dash)))):
+        t0, t1 = 2 * k * dash / length, min(1.0, (2 * k + 1) * dash / length)
+        draw.line([(xa + t0 * (xb - xa), ya + t0 * (yb - ya)), (xa + t1 * (xb - xa), ya + t1 * (yb - ya))],
+                  fill=colour, width=width)
+
+
 def _pen_digit(draw: ImageDraw.ImageDraw, digit: int, style: Style, centre_xy, cell: int,
                rng: np.random.Generator) -> None:
     """A handwritten-looking digit: pen font, slanted, rotated and offset a little."""
@@ -456,7 +697,7 @@ def _pen_digit(draw: ImageDraw.ImageDraw, digit: int, style: Style, centre_xy, c
 
 
 def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printed", "pen"] | None = None,
-                  pen_values: Mapping[Cell, int] | None = None,
+                  pen_values: Mapping[Cell, int] | None = None, entries: Mapping[Cell, int] | None = None,
                   rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw a puzzle flat, as printed.
 
@@ -472,8 +713,12 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
     pen_values : mapping, optional
         Extra handwritten digits in white cells (a puzzle partly solved in pen). They are not part
         of the puzzle.
+    entries : mapping, optional
+        Digits a player typed into white cells (an app's board, partly solved), drawn upright and
+        large in ``style.typed_font_path``. They are not part of the puzzle either.
     rng : numpy Generator, optional
-        Drives the pen digits' wobble; a fixed seed when omitted.
+        Drives the pen digits' wobble and which clue numbers are finished (``style.finished_share``);
+        a fixed seed when omitted.
 
     Returns
     -------
@@ -503,28 +748,54 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
     digit_h = int(round(style.font_frac * cell))
     font = _font_for_height(style.font_path, digit_h)
     widest = font.getlength("45") + 2 * style.bold_px * s
-    if widest > 0.52 * cell:  # one size for all numbers, small enough that two digits fit a triangle
-        digit_h = int(digit_h * 0.52 * cell / widest)
+    # one size for all numbers, small enough that two digits fit a triangle (or a disc)
+    room = 0.52 * cell if style.disc_fill is None else min(0.52, 0.7 * style.disc_frac) * cell
+    if widest > room:
+        digit_h = int(digit_h * room / widest)
         font = _font_for_height(style.font_path, digit_h)
+    radius = int(round(style.cell_radius * cell))
+    # a rounded tile starts past the half of the line that lies in its cell, so the lines are the gaps
+    tile_lo, tile_hi = inner - inner // 2, inner // 2 + 1
+    if radius:
+        draw.rectangle([x_of(0), y_of(0), x_of(puzzle.n_cols) - 1, y_of(puzzle.n_rows) - 1], fill=style.line_colour)
+
+    def fill_cell(x0: int, y0: int, x1: int, y1: int, colour) -> None:
+        if radius:
+            draw.rounded_rectangle([x0 + tile_lo, y0 + tile_lo, x1 - tile_hi, y1 - tile_hi], radius, fill=colour)
+        else:
+            draw.rectangle([x0, y0, x1 - 1, y1 - 1], fill=colour)
+
+    def diagonal(x0: int, y0: int, x1: int, y1: int) -> None:
+        if radius:  # end on the rounded corners, not in the gap between tiles
+            k = tile_lo + radius * (1 - math.sqrt(0.5))
+            x0, y0, x1, y1 = x0 + k, y0 + k, x1 - k, y1 - k
+        _line(draw, (x0, y0), (x1, y1), style.diag_colour, diag_w, style.diag_dash_px * s)
+
     numbers = []
     for r in range(puzzle.n_rows):
         for c in range(puzzle.n_cols):
             kind = puzzle.kind(r, c)
-            if kind == "white":
-                continue
             x0, y0, x1, y1 = x_of(c), y_of(r), x_of(c + 1), y_of(r + 1)
+            if kind == "white":
+                if style.white_fill is not None or radius:
+                    fill_cell(x0, y0, x1, y1, style.paper if style.white_fill is None else style.white_fill)
+                if style.white_diagonal:
+                    diagonal(x0, y0, x1, y1)
+                continue
             clue = puzzle.clue_at.get((r, c))
             fill = style.clue_fill if clue else style.block_fill
-            draw.rectangle([x0, y0, x1 - 1, y1 - 1], fill=fill)
+            fill_cell(x0, y0, x1, y1, fill)
             if clue and style.half_fill is not None:
                 if clue.across is not None:
                     draw.polygon([(x0, y0), (x1, y0), (x1, y1)], fill=style.half_fill)
                 if clue.down is not None:
-                    draw.polygon([(x0, y0), (x0, y1), (x1, y1)], fill=style.half_fill)
-            if style.hatch_px and fill == style.clue_fill and style.half_fill is None:
+                    draw.polygon([(x0, y0), (x0, y1), (x1, y1)],
+                                 fill=style.half_fill if style.down_half_fill is None else style.down_half_fill)
+            if style.hatch_px and (not clue if style.block_hatch
+                                   else fill == style.clue_fill and style.half_fill is None):
                 _hatch(draw, x0, y0, cell, style.hatch_px * s, style.hatch_colour, max(1, s // 2))
-            if clue or style.block_diagonal:
-                draw.line([(x0, y0), (x1, y1)], fill=style.diag_colour, width=diag_w)
+            if (clue and style.clue_diagonal) or (not clue and style.block_diagonal):
+                diagonal(x0, y0, x1, y1)
             if clue:
                 pad = max(1, cell // 16)
                 if clue.across is not None:
@@ -549,8 +820,18 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
                 (gx1 - h, gy0 - h, gx1 + outer - h - 1, gy1 + outer - h - 1)):
         draw.rectangle(box, fill=style.border_colour)
     stroke = style.bold_px * s
-    for text, centre, box in numbers:
-        _draw_centred(draw, text, font, centre, style.clue_ink, stroke=stroke, box=box)
+    finished = set()
+    if style.finished_share > 0 and numbers:
+        count = int(round(style.finished_share * len(numbers)))
+        finished = {int(i) for i in rng.choice(len(numbers), size=count, replace=False)}
+    disc_r = style.disc_frac * cell / 2
+    for k, (text, centre, box) in enumerate(numbers):
+        if style.disc_fill is not None:
+            draw.ellipse([centre[0] - disc_r, centre[1] - disc_r, centre[0] + disc_r, centre[1] + disc_r],
+                         fill=style.disc_fill)
+            box = None  # centred in its disc, which already lies inside the triangle
+        ink = style.finished_ink if k in finished else style.clue_ink
+        _draw_centred(draw, text, font, centre, ink, stroke=stroke, box=box)
     given_font = _font_for_height(style.given_font_path, int(style.given_frac * cell))
     for (r, c), digit in puzzle.givens:
         centre = (x_of(c) + cell / 2, y_of(r) + cell / 2)
@@ -558,6 +839,11 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
             _pen_digit(draw, digit, style, centre, cell, rng)
         else:
             _draw_centred(draw, str(digit), given_font, centre, style.given_ink)
+    if entries:
+        typed_font = _font_for_height(style.typed_font_path, int(style.typed_frac * cell))
+        for (r, c), digit in sorted(entries.items()):
+            if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at:
+                _draw_centred(draw, str(digit), typed_font, (x_of(c) + cell / 2, y_of(r) + cell / 2), style.typed_ink)
     for (r, c), digit in sorted((pen_values or {}).items()):
         if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at:
             _pen_digit(draw, digit, style, (x_of(c) + cell / 2, y_of(r) + cell / 2), cell, rng)
@@ -980,11 +1266,14 @@ def photograph(image: np.ndarray, corners_xy: np.ndarray, rng: np.random.Generat
 
 
 def render_page(puzzles: Sequence[Puzzle], styles: Sequence[Style], rng: np.random.Generator, *,
-                level: Level | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+                level: Level | None = None,
+                titles: Sequence[str | None] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
     """A puzzle-book page holding 2-4 puzzles in a grid, with titles and text.
 
     Each style's ``cell_px`` is replaced to fit its slot; the page takes the first style's paper.
-    ``level`` photographs the page (see ``photograph``); None leaves it flat.
+    ``level`` photographs the page (see ``photograph``); None leaves it flat. ``titles`` names
+    some grids (say "Solution to No. 12"); a grid whose title is None or missing gets a random
+    puzzle number.
 
     Returns
     -------
@@ -1034,6 +1323,9 @@ def render_page(puzzles: Sequence[Puzzle], styles: Sequence[Style], rng: np.rand
     page = Image.fromarray(out[:, :, ::-1])
     draw = ImageDraw.Draw(page)
     for k, (_, (lx, ly)) in enumerate(placed):
+        if titles is not None and k < len(titles) and titles[k] is not None:
+            draw.text((lx, ly), titles[k], font=title_font, fill=(0, 0, 0))
+            continue
         label = rng.choice(["Puzzle {}", "No. {}", "Kakuro {}", "#{}"]).format(first_no + k)
         if rng.random() < 0.4:
             label += "  " + rng.choice(["Easy", "Medium", "Hard", "***", "Difficult"])
@@ -1057,6 +1349,12 @@ class SynthSample:
 
     ``values[k]`` is the digit fill of ``puzzles[k]`` (a solution), ``corners[k]`` its grid corners
     TL TR BR BL in image pixels. Handwritten pen digits, when drawn, are not in the puzzle.
+
+    Samples drawn in a style family (``family``, see ``STYLE_FAMILIES``) may carry more:
+    ``entries[k]`` holds the digits a player typed into ``puzzles[k]``'s white cells (some of
+    them wrong), which are not givens and not in the puzzle; ``answer_keys`` holds the corners of
+    each answer grid on the image, a grid that looks like a puzzle but is a solution and must not
+    be read as one. Both are empty for the other tiers.
     """
 
     image: np.ndarray
@@ -1065,6 +1363,9 @@ class SynthSample:
     corners: tuple[np.ndarray, ...]
     tier: str
     seed: int
+    family: str | None = None
+    entries: tuple[Mapping[Cell, int], ...] = ()
+    answer_keys: tuple[np.ndarray, ...] = ()
 
 
 def _random_givens(rng, values: Mapping[Cell, int], fraction: float) -> dict[Cell, int]:
@@ -1073,17 +1374,107 @@ def _random_givens(rng, values: Mapping[Cell, int], fraction: float) -> dict[Cel
     return {cells[i]: values[cells[i]] for i in sorted(chosen)}
 
 
+def _typed_entries(rng: np.random.Generator, puzzle: Puzzle, values: Mapping[Cell, int]) -> dict[Cell, int]:
+    """A player's digits in 10-60% of the open white cells, 0-2 of them wrong."""
+    cells = sorted(c for c in puzzle.whites if c not in puzzle.given_at)
+    if not cells:
+        return {}
+    chosen = rng.choice(len(cells), size=max(1, int(len(cells) * rng.uniform(0.1, 0.6))), replace=False)
+    entries = {cells[i]: int(values[cells[i]]) for i in sorted(chosen)}
+    typed = sorted(entries)
+    for i in rng.choice(len(typed), size=min(len(typed), int(rng.integers(0, 3))), replace=False):
+        cell = typed[int(i)]
+        entries[cell] = int(rng.choice([d for d in range(1, 10) if d != values[cell]]))
+    return entries
+
+
+def _answer_style(rng: np.random.Generator, style: Style) -> Style:
+    """The look of an answer grid: the page's look, its non-white cells dark or shaded and bare."""
+    if _luma(style.block_fill) > 215:  # blocks as pale as paper would hide the layout
+        shade = _jitter(rng, (20, 20, 20), 15) if rng.random() < 0.5 else _grey(rng, 150, 200)
+        style = dataclasses.replace(style, block_fill=shade)
+    return dataclasses.replace(style, given_frac=float(rng.uniform(0.45, 0.65)))
+
+
+def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzle],
+                  values: Sequence[Mapping[Cell, int]], *, cell_px: int | None = None,
+                  level: Level | None = None) -> tuple[np.ndarray, list[np.ndarray], list[dict[Cell, int]],
+                                                       list[np.ndarray]]:
+    """Draw puzzles in one style family (see ``style_of_family``), flat or photographed.
+
+    ``typed_entries`` types a player's digits into 10-60% of the white cells, 0-2 of them wrong.
+    ``answer_key`` prints a book page (``render_page``) holding the puzzles and, after them or
+    first, an answer grid: ``puzzles[0]``'s layout with its solution in every white cell and no
+    clue numbers. Every other family draws one puzzle alone. The puzzles themselves are drawn as
+    given: neither typed digits nor the answer grid make them givens.
+
+    Parameters
+    ----------
+    rng : numpy Generator
+    family : str
+        One of ``STYLE_FAMILIES``.
+    puzzles, values : sequences
+        The puzzles and a solution of each: one, or one or two for ``answer_key``.
+    cell_px : int, optional
+        Cell size of a lone puzzle; random when omitted (a page sizes its own cells).
+    level : {"clean", "photo", "hard", "light"}, optional
+        Photograph the render (see ``photograph``); None leaves it flat.
+
+    Returns
+    -------
+    image : uint8 BGR ndarray
+    corners : list of (4, 2) float32 ndarrays, one per puzzle, TL TR BR BL
+    entries : list of dicts, one per puzzle: the typed digits (empty but for ``typed_entries``)
+    answer_keys : list of (4, 2) float32 ndarrays: the answer grid's corners (``answer_key`` only)
+    """
+    if family == "answer_key":
+        if not 1 <= len(puzzles) <= 2 or len(values) != len(puzzles):
+            raise ValueError("puzzles, values: answer_key needs one or two puzzles, each with values")
+        style = style_of_family(rng, family)
+        first = puzzles[0]
+        answer = Puzzle(first.n_rows, first.n_cols, first.whites, (),
+                        tuple((cell, int(values[0][cell])) for cell in sorted(first.whites)))
+        key_at = len(puzzles) if rng.random() < 0.7 else 0  # answers usually follow the puzzles
+        grids = list(puzzles)
+        grids.insert(key_at, answer)
+        titles: list[str | None] = [None] * len(grids)
+        titles[key_at] = str(rng.choice(["Solution", "Answer", "Last week's solution", "Solution to No. {}",
+                                         "Answers"])).format(int(rng.integers(1, 300)))
+        styles = [style] * len(grids)
+        styles[key_at] = _answer_style(rng, style)
+        image, corners = render_page(grids, styles, rng, level=level, titles=titles)
+        key = corners.pop(key_at)
+        return image, corners, [{} for _ in puzzles], [key]
+    if len(puzzles) != 1 or len(values) != 1:
+        raise ValueError(f"puzzles, values: {family} draws one puzzle, got {len(puzzles)}")
+    style = style_of_family(rng, family, cell_px)
+    entries = _typed_entries(rng, puzzles[0], values[0]) if family == "typed_entries" else {}
+    image, corners = render_puzzle(puzzles[0], style, entries=entries, rng=rng)
+    if level is not None:
+        image, corners = photograph(image, corners, rng, level)
+    return image, [corners], [entries], []
+
+
 def make_sample(seed: int, tier: str) -> SynthSample:
     """One synthetic sample, the same for the same ``seed`` and ``tier``.
 
     Tiers: ``clean`` (flat render, scan-like), ``photo`` (phone photo of a printed page), ``hard``
     (curl, shadow, strong tilt, low resolution), ``page`` (a book page of 2-4 puzzles, flat or
-    photographed), ``light`` (a phone photo in adverse light: see ``photograph``). Puzzles are 5x5..15x15 (6x6..10x10 on pages). About 15% carry printed givens;
-    about 15% of photos carry handwritten digits, which are not part of the puzzle.
+    photographed), ``light`` (a phone photo in adverse light: see ``photograph``), ``styles`` (a
+    random style family, see ``style_of_family``, scanned or photographed); ``style:FAMILY``
+    draws that family only. Puzzles are 5x5..15x15 (6x6..10x10 on pages). About 15% carry
+    printed givens (never beside typed entries or an answer key); about 15% of photos in the
+    first five tiers carry handwritten digits, which are not part of the puzzle.
     """
-    if tier not in TIERS:
-        raise ValueError(f"tier: expected one of {TIERS}, got {tier!r}")
-    rng = np.random.default_rng([int(seed), TIERS.index(tier)])
+    family = tier[len("style:"):] if tier.startswith("style:") else None
+    if tier not in TIERS and family not in STYLE_FAMILIES:
+        raise ValueError(f"tier: expected one of {TIERS} or style:FAMILY with FAMILY one of "
+                         f"{STYLE_FAMILIES}, got {tier!r}")
+    # a family tier seeds apart from TIERS, whose indices must not move (old samples stay as they were)
+    index = TIERS.index(tier) if family is None else 100 + STYLE_FAMILIES.index(family)
+    rng = np.random.default_rng([int(seed), index])
+    if tier == "styles" or family is not None:
+        return _family_sample(rng, seed, tier, family)
     if tier == "page":
         n = int(rng.integers(2, 5))
         puzzles, values = [], []
@@ -1114,3 +1505,29 @@ def make_sample(seed: int, tier: str) -> SynthSample:
     image, corners = render_puzzle(puzzle, style, pen_values=pen, rng=rng)
     image, corners = photograph(image, corners, rng, tier)
     return SynthSample(image, (puzzle,), (values,), (corners,), tier, seed)
+
+
+def _family_sample(rng: np.random.Generator, seed: int, tier: str, family: str | None) -> SynthSample:
+    """``make_sample`` for ``styles`` (a random family) and ``style:FAMILY``."""
+    if family is None:
+        family = STYLE_FAMILIES[int(rng.integers(len(STYLE_FAMILIES)))]
+    level = str(rng.choice(["clean", "photo"]))
+    if family == "answer_key":
+        pairs = []
+        for _ in range(int(rng.integers(1, 3))):
+            n_rows, n_cols = (int(v) for v in rng.integers(6, 11, 2))
+            pairs.append(random_puzzle(rng, n_rows, n_cols))
+        cell = None
+    else:
+        n_rows = int(rng.integers(5, 16))
+        n_cols = n_rows if rng.random() < 0.6 else int(rng.integers(5, 16))
+        pairs = [random_puzzle(rng, n_rows, n_cols)]
+        longest = max(n_rows, n_cols)
+        cell = int(rng.integers(max(20, 280 // longest + 1), min(90, 2300 // longest) + 1))
+        if family != "typed_entries" and rng.random() < 0.15:
+            puzzle, values = pairs[0]
+            pairs = [(puzzle.with_givens(_random_givens(rng, values, rng.uniform(0.03, 0.15))), values)]
+    puzzles, values = [p for p, _ in pairs], [v for _, v in pairs]
+    image, corners, entries, keys = render_family(rng, family, puzzles, values, cell_px=cell, level=level)
+    return SynthSample(image, tuple(puzzles), tuple(values), tuple(corners), tier, seed, family=family,
+                       entries=tuple(entries), answer_keys=tuple(keys))
