@@ -254,7 +254,8 @@ def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = Fal
         core = _CORE & (sign * _D > 0.14)
         ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level, flip=flip)
         halves.append(_remove_lines(ink, region))
-        discs.append(_digits_in_disc(ink))
+        # Found without the lines: a disc drawn against the diagonal would be one piece with it.
+        discs.append(_digits_in_disc(halves[-1]))
     return (halves[0], halves[1]), (discs[0], discs[1])
 
 
@@ -266,7 +267,7 @@ _DISC_ROUND = 0.88               # hull area / area of the smallest circle aroun
 _DISC_SOLID = 0.55               # disc ink / hull area
 _DISC_SIZE = (0.16, 0.62)        # diameter, share of the cell side
 _DISC_RIM = 2                    # pixels of the disc's edge (and its outline) left out
-_DISC_DIGIT_H = 0.45             # the digits in a disc are at least this share of its height
+_DISC_DIGIT_H = 0.3              # the digits in a disc are at least this share of its height
 
 
 def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
