@@ -88,6 +88,15 @@ def _score(results, truths, corners):
     return scores
 
 
+def _report_miss(folder: Path, tier: str, k: int, image: np.ndarray, results) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{tier.replace(':', '-')}-{k}.png"
+    cv2.imwrite(str(folder / name), image)
+    what = "; ".join(f"{r.status} {r.puzzle.n_rows}x{r.puzzle.n_cols}: {r.problems[0] if r.problems else ''}"
+                     if r.puzzle is not None else r.status for r in results) or "no grid found"
+    print(f"miss {name}: {what}", file=sys.stderr)
+
+
 def _synthetic(tier: str, n: int, seed: int, pool):
     """``n`` images of ``tier``: (image, [(puzzle, values)], [corners], [answer key corners])."""
     family = tier[len("style:"):] if tier.startswith("style:") else None
@@ -149,6 +158,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-tier", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--misses", type=Path, default=None, metavar="DIR",
+                        help="write each image not read exactly to DIR (TIER-K.png) and say why on stderr")
     parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot",
                         help="comma-separated: clean, photo, hard, light, page, real, reshot, "
                              "style:FAMILY, or styles (one style:FAMILY row per family)")
@@ -167,7 +178,7 @@ def main() -> int:
             source = _real(reshoot=2 if tier == "reshot" else 0, seed=args.seed)
         else:
             source = _synthetic(tier, args.per_tier, args.seed, pool)
-        for image, truths, corners, answer_keys in source:
+        for k, (image, truths, corners, answer_keys) in enumerate(source):
             start = time.perf_counter()
             try:
                 results = solve_image(image)
@@ -188,7 +199,10 @@ def main() -> int:
                 else:
                     scores.append((False, 0.0, False, False))
                     continue
-            scores.extend(_score(results, truths, corners))
+            scored = _score(results, truths, corners)
+            scores.extend(scored)
+            if args.misses is not None and not all(s[0] for s in scored):
+                _report_miss(args.misses, tier, k, image, results)
             keys_solved += _answer_keys_solved(results, answer_keys)
         n = len(scores)
         rows.append((tier, n, sum(s[0] for s in scores) / n, sum(s[1] for s in scores) / n,

@@ -138,16 +138,13 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     """
     feats = measure_cells(warped, lattice)
     tone = feats.tone
+    if _diagonal_in_every_cell(feats):
+        return _classes_by_numbers(warped, lattice, feats)
     if _clues_on_white_paper(feats):
         # The clue cells are printed on the white cells' own paper and told apart by their
         # diagonals: a grey tone is then a shadow, not print; only near-black ink is a block.
         tone = np.where(tone >= _BLOCK_TONE, tone, 0.0)
-    score = np.maximum.reduce([tone, feats.diagonal, feats.colour * 0.8])
-    threshold = _split_threshold(score)
-    non_white = score > threshold
-    # Distance from the threshold, relative to the spread, as a rough confidence.
-    spread = max(float(np.percentile(score, 95) - np.percentile(score, 5)), 1e-3)
-    confidence = np.clip(0.5 + np.abs(score - threshold) / spread, 0, 1)
+    non_white, confidence = _split(np.maximum.reduce([tone, feats.diagonal, feats.colour * 0.8]))
     # Structure: the first row and column hold clues or blocks, never white cells.
     forced = np.zeros_like(non_white)
     forced[0, :] = True
@@ -162,9 +159,23 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         log.debug("cells: %d white-looking cells carry a diagonal", int(faint.sum()))
         non_white |= faint
         confidence = np.where(faint, 0.75, confidence)
+    return _classes(non_white, confidence, forced)
+
+
+def _split(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Non-white cells by the image's own split of ``score``, and a rough confidence: the
+    distance from the threshold relative to the scores' spread."""
+    threshold = _split_threshold(score)
+    spread = max(float(np.percentile(score, 95) - np.percentile(score, 5)), 1e-3)
+    log.debug("cells: threshold %.3f", threshold)
+    return score > threshold, np.clip(0.5 + np.abs(score - threshold) / spread, 0, 1)
+
+
+def _classes(non_white: np.ndarray, confidence: np.ndarray, forced: np.ndarray) -> CellClasses:
+    """Non-white cells with a white cell right of or below them are clues, the rest black."""
     looked_white = forced & ~non_white
     confidence = np.where(looked_white, 0.3, confidence)
-    non_white |= forced
+    non_white = non_white | forced
     kinds = np.full(non_white.shape, "white", dtype=object)
     white = ~non_white
     right_white = np.zeros_like(white)
@@ -173,9 +184,75 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
     below_white[:-1, :] = white[1:, :]
     kinds[non_white & (right_white | below_white)] = "clue"
     kinds[non_white & ~(right_white | below_white)] = "black"
-    log.debug("cells: threshold %.3f, %d white of %d", threshold, int(white.sum()), white.size)
     return CellClasses(kinds=kinds.astype("<U5"), confidence=confidence.astype(np.float32),
                        looked_white=looked_white)
+
+
+#: Share of the light cells carrying a diagonal, however faint, from which the diagonal is the
+#: grid's pattern (a regional newspaper prints it in every cell), not the mark of a clue cell.
+#: In the samples with white cells, at most 65% of the light cells carry one (clues printed
+#: white); a white cell's own measure is noise near zero.
+_EVERY_DIAGONAL = 0.9
+_FAINT_DIAGONAL = 0.06
+
+
+def _diagonal_in_every_cell(feats: CellFeatures) -> bool:
+    light = feats.tone < 0.3
+    if light.sum() < 8:
+        return False
+    return float(np.mean(feats.diagonal[light] > _FAINT_DIAGONAL)) >= _EVERY_DIAGONAL
+
+
+def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeatures) -> CellClasses:
+    """Classes of a grid with a diagonal in every cell: a light cell is a clue where it carries
+    a number in a corner of a triangle, else white; grey and dark cells are blocks or clues.
+
+    A typed or written entry stands in the middle of its cell, across the diagonal, and does not
+    make a clue.
+    """
+    non_white, confidence = _split(np.maximum(feats.tone, feats.colour * 0.8))
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    numbered = np.zeros_like(non_white)
+    for r, c in zip(*np.nonzero(~non_white)):
+        cell = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                     lattice.row_edges[r + 1], 0.0)
+        numbered[r, c] = _number_in_a_corner(cell)
+    log.debug("cells: a diagonal in every cell; %d light cells carry numbers", int(numbered.sum()))
+    forced = np.zeros_like(non_white)
+    forced[0, :] = True
+    forced[:, 0] = True
+    return _classes(non_white | numbered, np.where(numbered, 0.75, confidence), forced)
+
+
+_CORNER_S = 48          # side a cell is scaled to for the corner test
+_CORNER_BAND = 0.1      # half-width of the diagonal's band, share of the side
+_CORNER_D = 0.25        # a number's centre lies this far off the diagonal (x - y, share of the side)
+_CORNER_H = (0.1, 0.45)  # a clue number's height, share of the side
+
+
+def _number_in_a_corner(cell: np.ndarray) -> bool:
+    """Whether a light cell carries a small number in the upper-right or lower-left corner."""
+    if cell.size == 0:
+        return False
+    small = cv2.resize(cell, (_CORNER_S, _CORNER_S), interpolation=cv2.INTER_AREA).astype(np.float32)
+    inner = small[3:-3, 3:-3]
+    paper, ink = float(np.percentile(inner, 75)), float(np.percentile(inner, 2))
+    if paper - ink < 40:
+        return False
+    mask = small < paper - 0.45 * (paper - ink)
+    yy, xx = np.mgrid[0:_CORNER_S, 0:_CORNER_S]
+    d = (xx - yy) / _CORNER_S
+    edge = round(0.07 * _CORNER_S)
+    mask[np.abs(d) <= _CORNER_BAND] = False
+    mask[:edge, :] = mask[-edge:, :] = mask[:, :edge] = mask[:, -edge:] = False
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    for i in range(1, n):
+        h, area = stats[i, cv2.CC_STAT_HEIGHT], stats[i, cv2.CC_STAT_AREA]
+        cx, cy = centroids[i]
+        if (area >= 4 and _CORNER_H[0] * _CORNER_S <= h <= _CORNER_H[1] * _CORNER_S
+                and abs(cx - cy) / _CORNER_S >= _CORNER_D):
+            return True
+    return False
 
 
 def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:

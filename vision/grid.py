@@ -8,6 +8,7 @@ resolution, so no step assumes square cells or a known size.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 from dataclasses import dataclass
 
@@ -347,11 +348,14 @@ def _lines_to_quads(mask: np.ndarray, origin_xy) -> list[np.ndarray]:
     hist = np.convolve(np.concatenate([hist[-5:], hist, hist[:5]]), np.ones(11), "valid")
     theta1 = int(np.argmax(hist))
     diff1 = np.abs((angle - theta1 + 90) % 180 - 90)
-    far = np.where(np.abs((np.arange(180) - theta1 + 90) % 180 - 90) >= 50, hist, -1)
-    theta2 = int(np.argmax(far))
-    diff2 = np.abs((angle - theta2 + 90) % 180 - 90)
+    apart = np.abs((np.arange(180) - theta1 + 90) % 180 - 90)
+    # The other family: the strongest well apart from the first, and the strongest nearly square
+    # to it, where that differs. A diagonal in every cell draws long lines at 45 degrees that,
+    # tilted, can outweigh a family of thin grid lines; the probe decides between the two.
+    seconds = {int(np.argmax(np.where(apart >= least, hist, -1))) for least in (50, 70)}
     quads = []
-    for long_only in (False, True):
+    for theta2, long_only in itertools.product(sorted(seconds), (False, True)):
+        diff2 = np.abs((angle - theta2 + 90) % 180 - 90)
         quad = _quad_from_families(segs, length, (theta1, diff1), (theta2, diff2), min_len, long_only)
         if quad is None:
             continue
@@ -464,8 +468,28 @@ def _warp(image, corners_xy, width, height):
     return warped, H.astype(np.float64)
 
 
+#: A photographed square keeps its corners this far from flat or closed; a quad sharper than
+#: this is sheared along a family of diagonals (a grid with a diagonal in every cell has a
+#: lattice of rows and diagonals too).
+_MIN_CORNER_DEG = 50.0
+
+
+def _sharpest_corner(quad_xy: np.ndarray) -> float:
+    """The interior angle (degrees) of the quad farthest from a right angle, folded below 90."""
+    q = np.asarray(quad_xy, np.float64)
+    worst = 90.0
+    for k in range(4):
+        a, b = q[k - 1] - q[k], q[(k + 1) % 4] - q[k]
+        cos = float(a @ b) / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-9)
+        angle = np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
+        worst = min(worst, angle, 180.0 - angle)
+    return worst
+
+
 def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
     """Rectify a candidate and test whether it holds a lattice; returns the tightened quad."""
+    if _sharpest_corner(quad_xy) < _MIN_CORNER_DEG:
+        return None
     # A margin lets an outer line that the hull cut through still show as a peak.
     width, height = _aspect_size(quad_xy, _PROBE_SIDE)
     margin = 0.03
