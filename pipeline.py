@@ -157,6 +157,30 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     GridNotFoundError
         Nothing on the image looks like a puzzle grid.
     """
+    try:
+        results = _solve_image(image, time_limit_s)
+    except GridNotFoundError:
+        results = None
+    if results is None or not any(_was_read(r) for r in results):
+        # A screen in dark mode: light lines and digits on dark cells, white cells the darkest.
+        # Seen in negative it is a printed grid; the geometry (and so the drawing) is the same.
+        try:
+            negative = _solve_image(255 - image, time_limit_s)
+        except GridNotFoundError:
+            negative = []
+        if sum(map(_was_read, negative)) > sum(map(_was_read, results or [])):
+            log.info("read in negative (light lines on a dark ground)")
+            results = negative
+    if results is None:
+        raise GridNotFoundError()
+    return results
+
+
+def _was_read(result: PuzzleResult) -> bool:
+    return result.status != "unreadable"
+
+
+def _solve_image(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
     geometries = locate_puzzles(image)
     if not geometries:
         raise GridNotFoundError()
@@ -237,7 +261,7 @@ def _entries_apart(reading: GridReading, rec: Reconciled, time_limit_s: float
     nothing to the puzzle and is an entry.
     """
     givens = dict(rec.puzzle.givens) if rec.puzzle is not None else {}
-    if not givens or rec.status == "unreadable":
+    if not givens:
         return rec, ()
     bare = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
                              reading.sides, None, time_limit_s=time_limit_s,

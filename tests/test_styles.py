@@ -83,3 +83,14 @@ def test_a_diagonal_in_every_cell_does_not_make_every_cell_a_clue():
         wrong += read is not None and read.status == "solved" and dict(read.solution.values) != values
     assert wrong == 0
     assert exact >= len(cases) - 1, f"{exact} of {len(cases)} read exactly"
+
+
+@pytest.mark.parametrize("name", ["site_9x9_a.png", "wikipedia_8x8.png", "grey_white_digits_14x12.jpg"])
+def test_a_grid_in_dark_mode_is_read_in_negative(name):
+    """A screen in dark mode draws light lines and digits on dark cells: real screenshots and a
+    real scan turned negative read exactly as the originals' transcriptions."""
+    truth = load_puzzle(IMAGES / (name.rsplit(".", 1)[0] + ".txt"))
+    results = solve_image(255 - load_image(IMAGES / name))
+    assert [r.status for r in results] == ["solved"]
+    assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
+    assert dict(results[0].solution.values) == dict(solve_puzzle(truth).values)
