@@ -35,7 +35,7 @@ from vision.grid import GridGeometry, locate_puzzles
 from vision.imageio import load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
-from vision.read import GridReading, complete_clue_border, read_grid, trim_page_margin
+from vision.read import GridReading, complete_clue_border, read_answer_key, read_grid, trim_page_margin
 
 __all__ = ["main", "ExitCode", "PuzzleResult", "PageResult", "solve_image", "annotate_image", "process_page"]
 
@@ -60,7 +60,9 @@ class ExitCode(IntEnum):
 
 
 _STATUS_EXIT = {"solved": ExitCode.ok, "ambiguous": ExitCode.ambiguous, "unsolvable": ExitCode.unsolvable,
-                "unreadable": ExitCode.unreadable}
+                "unreadable": ExitCode.unreadable, "answer-key": ExitCode.ok}
+#: Outcomes that need nothing more from the user: a solved puzzle, an answer key read.
+_SETTLED = ("solved", "answer-key")
 _SEVERITY = [ExitCode.ok, ExitCode.ambiguous, ExitCode.unreadable, ExitCode.unsolvable]
 
 
@@ -107,10 +109,14 @@ class PuzzleResult:
     #: Digits found written in white cells that the clues alone make unnecessary: the player's
     #: entries, each (cell, digit, agrees with the solution).
     written: tuple[tuple[tuple[int, int], int, bool], ...] = ()
+    #: For an answer key (status ``answer-key``, its digits in ``solution``): the puzzle of the same
+    #: image it answers (0-based) and whether that puzzle's solution agrees with it (None: that
+    #: puzzle was not solved).
+    answer_to: tuple[int, bool | None] | None = None
 
     def to_json(self) -> dict[str, Any]:
         puzzle, sol = self.puzzle, self.solution
-        solved = self.status in ("solved", "ambiguous") and sol is not None and bool(sol.values)
+        solved = self.status in ("solved", "ambiguous", "answer-key") and sol is not None and bool(sol.values)
         solution = None
         if puzzle is not None and solved:
             solution = [[sol.values.get((r, c)) for c in range(puzzle.n_cols)] for r in range(puzzle.n_rows)]
@@ -118,17 +124,20 @@ class PuzzleResult:
             self.reading.n_rows, self.reading.n_cols) if self.reading else (0, 0)
         return {
             "status": self.status,
+            "kind": "answer-key" if self.status == "answer-key" else "puzzle",
             "rows": rows,
             "cols": cols,
             "grid": grid_tokens(puzzle) if puzzle else None,
             "solution": solution,
-            "unique": (self.status == "solved") if solved else None,
+            "unique": (self.status == "solved") if solved and self.status != "answer-key" else None,
             "corners": None if self.corners_xy is None else [[round(float(x), 1), round(float(y), 1)]
                                                               for x, y in self.corners_xy],
             "corrections": [{"row": c.cell[0] + 1, "col": c.cell[1] + 1, "direction": c.direction,
                              "read": c.read, "used": c.used, "forced": c.forced} for c in self.corrections],
             "problems": list(self.problems),
             "written": [{"row": r + 1, "col": c + 1, "digit": d, "correct": ok} for (r, c), d, ok in self.written],
+            "answer_to": None if self.answer_to is None else {"puzzle": self.answer_to[0] + 1,
+                                                               "agrees": self.answer_to[1]},
             "seconds": round(self.seconds, 3),
         }
 
@@ -193,6 +202,14 @@ def _solve_image(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
             image_read, geometry, reading = _relocate_in_even_light(image, geometry, reading)
         geometry, reading = trim_page_margin(image_read, geometry, reading, second_opinion=False)
         geometry, reading = complete_clue_border(image_read, geometry, reading, second_opinion=False)
+        key = read_answer_key(reading)
+        if key is not None:
+            log.info("a %dx%d grid with a digit in every white cell and no clues: an answer key",
+                     reading.n_rows, reading.n_cols)
+            results.append(PuzzleResult("answer-key", Puzzle(reading.n_rows, reading.n_cols, frozenset(key), ()),
+                                        Solution("unique", key), geometry.quad.corners_xy,
+                                        reading=reading, seconds=time.perf_counter() - start))
+            continue
         if not reading.whites or not reading.sides:
             results.append(PuzzleResult("unreadable", None, None, geometry.quad.corners_xy,
                                         problems=(reading.doubt or "the grid has no white cells or no clues",),
@@ -205,11 +222,35 @@ def _solve_image(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
         results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
                                     rec.corrections, rec.problems, reading, rec.suspect_runs,
                                     time.perf_counter() - start, written))
+    results = _check_answer_keys(results)
     # A page of puzzles is worth more than a stray grid-like box: drop unreadable extras when
     # another grid on the image was read.
     if any(r.status != "unreadable" for r in results):
         results = [r for r in results if r.status != "unreadable" or r.puzzle is not None]
     return results
+
+
+def _check_answer_keys(results: list[PuzzleResult]) -> list[PuzzleResult]:
+    """Each answer key with the puzzle of its layout on the same image, and whether they agree."""
+    checked = []
+    for res in results:
+        if res.status == "answer-key":
+            key = dict(res.solution.values)
+            for k, other in enumerate(results):
+                if other.status == "answer-key" or other.puzzle is None:
+                    continue
+                # The key printed without the puzzle's clue row and column is one cell up and left.
+                shift = next((d for d in (0, 1) if {(r - d, c - d) for r, c in other.puzzle.whites} == set(key)), None)
+                if shift is not None:
+                    solution = {(r - shift, c - shift): v for (r, c), v in other.solution.values.items()} \
+                        if other.status == "solved" else None
+                    agrees = None if solution is None else solution == key
+                    log.info("answer key %s puzzle %d", {True: "agrees with the solution of", None: "is for the "
+                             "unsolved", False: "DIFFERS from the solution of"}[agrees], k + 1)
+                    res = dataclasses.replace(res, answer_to=(k, agrees))
+                    break
+        checked.append(res)
+    return checked
 
 
 def _relocate_in_even_light(image: np.ndarray, geometry: GridGeometry, reading: GridReading
@@ -400,7 +441,7 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
     """The original image with each puzzle's solution, corrections and trouble spots drawn on it."""
     out = image
     for res in results:
-        if res.reading is None:
+        if res.reading is None or res.status == "answer-key":
             continue
         values = dict(res.solution.values) if res.status == "solved" and res.solution else {}
         # The player's entries stay as written; a wrong one is circled with the right digit beside it.
@@ -484,10 +525,11 @@ def _load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
 def _print_result_text(res: PuzzleResult, index: int, total: int) -> None:
     head = f"puzzle {index + 1} of {total}: " if total > 1 else ""
     if res.puzzle is not None:
-        values = res.solution.values if res.solution and res.status in ("solved", "ambiguous") else {}
+        values = res.solution.values if res.solution and res.status in ("solved", "ambiguous", "answer-key") else {}
         sys.stdout.write(format_text(res.puzzle, values))
     summary = {"solved": "solved; the solution is unique", "ambiguous": "solved, but NOT unique",
-               "unsolvable": "no solution", "unreadable": "could not be read for certain"}[res.status]
+               "unsolvable": "no solution", "unreadable": "could not be read for certain",
+               "answer-key": "an answer key (a solved grid), not a puzzle"}[res.status]
     log.info("%s%s", head, summary)
     for c in res.corrections:
         log.warning("%scorrected clue: %s", head, c.describe())
@@ -780,11 +822,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     failed_pages = sum(1 for r in results if r.error)
     log.info("%d page(s), %d puzzle(s): %d solved, %d not solved, %d page(s) failed; summary in %s",
              len(results), sum(1 for row in puzzles if row["index"]), solved,
-             sum(1 for row in puzzles if row["index"] and row["status"] != "solved"), failed_pages,
+             sum(1 for row in puzzles if row["index"] and row["status"] not in _SETTLED), failed_pages,
              options.out_dir / "summary.csv")
     if args.json:
         sys.stdout.write(json.dumps({"out": str(options.out_dir), "rows": puzzles}) + "\n")
-    everything_fine = failed_pages == 0 and all(row["status"] == "solved" for row in puzzles)
+    everything_fine = failed_pages == 0 and all(row["status"] in _SETTLED for row in puzzles)
     return int(ExitCode.ok if everything_fine else ExitCode.partial_batch)
 
 
@@ -804,12 +846,12 @@ def _report(result: PageResult, progress, fail_fast: bool) -> PageResult:
         log.warning("%s", result.error)
     else:
         for row in result.rows:
-            if row["status"] != "solved":
+            if row["status"] not in _SETTLED:
                 log.warning("%s puzzle %s: %s%s", where, row["index"], row["status"],
                             f": {row['error']}" if row["error"] else "")
     if progress is not None:
         progress.advance(progress.task_ids[0])
-    if fail_fast and (result.error or any(row["status"] != "solved" for row in result.rows)):
+    if fail_fast and (result.error or any(row["status"] not in _SETTLED for row in result.rows)):
         raise _FailFast()
     return result
 

@@ -1,4 +1,5 @@
-"""Print styles beyond the plain newspaper grid: typed entries, numbers in discs."""
+"""Print styles beyond the plain newspaper grid: typed entries, numbers in discs, a diagonal in
+every cell, dark mode, answer keys."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,13 +37,18 @@ def test_typed_entries_in_a_game_screenshot_are_checked_not_taken_for_givens():
     assert {(w["row"], w["col"]): w["correct"] for w in rows} == expected_ok
 
 
+@pytest.fixture(scope="module")
+def book_page():
+    return solve_image(load_image(IMAGES / "book_scan_discs_3puzzles.jpg"))
+
+
 @pytest.mark.slow
-def test_numbers_in_discs_on_a_japanese_book_page_are_read():
+def test_numbers_in_discs_on_a_japanese_book_page_are_read(book_page):
     """Every clue number in a small white disc on the black half of its cell; two puzzles, a
     worked example and an answer grid on one scanned page. The three puzzles read exactly and
     solve to their transcriptions' solutions; the answer grid is never reported solved."""
     truths = [load_puzzle(IMAGES / f"book_scan_discs_3puzzles@{k}.txt") for k in (1, 2, 3)]
-    results = solve_image(load_image(IMAGES / "book_scan_discs_3puzzles.jpg"))
+    results = book_page
     solved = [r for r in results if r.status == "solved"]
     assert len(solved) == 3
     for truth in truths:
@@ -94,3 +100,42 @@ def test_a_grid_in_dark_mode_is_read_in_negative(name):
     assert [r.status for r in results] == ["solved"]
     assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
     assert dict(results[0].solution.values) == dict(solve_puzzle(truth).values)
+
+
+#: The answer grid printed on the book page (the worked example's solution, without its clue
+#: row and column), transcribed by eye; 0 is a black cell.
+_BOOK_KEY = ((0, 2, 1, 6, 0), (0, 5, 7, 9, 8), (1, 3, 0, 7, 9), (2, 4, 1, 3, 0), (0, 1, 2, 8, 0))
+
+
+@pytest.mark.slow
+def test_an_answer_grid_on_a_book_page_is_an_answer_key_not_a_puzzle(book_page):
+    """The page's answer grid is read as an answer key, not solved, and found to answer the
+    worked example (whose transcription's solution is that grid, one row and column in)."""
+    (key,) = [r for r in book_page if r.status == "answer-key"]
+    expected = {(r, c): d for r, row in enumerate(_BOOK_KEY) for c, d in enumerate(row) if d}
+    assert dict(key.solution.values) == expected
+    example = load_puzzle(IMAGES / "book_scan_discs_3puzzles@2.txt")
+    assert {(r - 1, c - 1): d for (r, c), d in solve_puzzle(example).values.items()} == expected
+    (k,) = [k for k, r in enumerate(book_page) if r.puzzle is not None and r.puzzle.n_rows == example.n_rows]
+    assert key.answer_to == (k, True)
+    doc = key.to_json()
+    assert doc["kind"] == "answer-key" and doc["unique"] is None and doc["answer_to"] == {"puzzle": k + 1,
+                                                                                          "agrees": True}
+
+
+@pytest.mark.slow
+def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other():
+    """A generated book page: a published puzzle and, beside it, its solution as an answer grid
+    (clue cells bare). The puzzle is solved, the grid is named an answer key, and the two agree."""
+    from vision.render import render_family
+
+    (puzzle, values), = _corpus_puzzles(["paucuesta9__diff2_9_10_0.txt"])
+    image, corners, _, keys = render_family(np.random.default_rng(7), "answer_key", [puzzle], [values])
+    assert len(keys) == 1
+    results = solve_image(image)
+    assert sorted(r.status for r in results) == ["answer-key", "solved"]
+    (key,) = [r for r in results if r.status == "answer-key"]
+    (solved,) = [r for r in results if r.status == "solved"]
+    assert dict(solved.solution.values) == values
+    assert dict(key.solution.values) == values
+    assert key.answer_to == (results.index(solved), True)

@@ -13,11 +13,11 @@ from .cells import classify_cells
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
                    remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow
-from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness,
+from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness, read_given,
                   read_clues_two_readers, read_givens, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "straighten_grid", "rectify_for_reading", "layout_doubt",
+__all__ = ["GridReading", "read_grid", "read_answer_key", "straighten_grid", "rectify_for_reading", "layout_doubt",
            "complete_clue_border", "trim_page_margin"]
 
 log = logging.getLogger(__name__)
@@ -294,6 +294,62 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         log.info("givens read: %s", givens)
     return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
                        None, warped, read_lattice, givens, shadow=tuple(shadow))
+
+
+#: An answer key: at most this share of its clue sides holds a legible number (phantoms of the
+#: block pattern), and at least this share of its white cells a digit.
+_KEY_CLUE_SHARE = 0.2
+_KEY_FILLED = 0.9
+#: A Kakuro's answer key keeps its black cells: at least this share of the grid.
+_KEY_BLACK_SHARE = 0.15
+
+
+def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
+    """The digits of a grid that is an answer key, else None.
+
+    A puzzle book prints the solution of an earlier puzzle as a grid with a digit in every white
+    cell and no clue numbers. It is no puzzle to solve, and its digits are the truth a solved
+    puzzle of the same layout can be checked against. Some leave out the clue row and column:
+    white cells that looked white there count too.
+    """
+    if not reading.whites or reading.rectified is None:
+        return None
+    legible = sum(1 for side in reading.sides if side.options and side.options[0][1] >= 0.5)
+    if legible > _KEY_CLUE_SHARE * len(reading.sides):
+        return None
+    whites = set(reading.whites)
+    if reading.classes is not None and reading.classes.looked_white is not None:
+        whites |= {(int(r), int(c)) for r, c in zip(*np.nonzero(reading.classes.looked_white))}
+    if len(whites) > (1 - _KEY_BLACK_SHARE) * reading.n_rows * reading.n_cols:
+        return None  # a Sudoku's solution (every cell a digit), not a Kakuro's
+    digits: dict[Cell, int] = {}
+    allowed_empty = int((1 - _KEY_FILLED) * len(whites))
+    for cell in sorted(whites):
+        read = read_given(_cell_crop(reading.rectified, reading.rectified_lattice, *cell))
+        if read.value is not None:
+            digits[cell] = int(read.value)
+        else:
+            allowed_empty -= 1
+            if allowed_empty < 0:
+                return None
+    return digits if _obeys_runs(whites, digits) else None
+
+
+def _obeys_runs(whites: set[Cell], digits: dict[Cell, int]) -> bool:
+    """Whether every run of white cells is 9 cells at most and repeats no digit (a solved grid's
+    rules; a shadowed Sudoku or a block of text read as digits breaks them)."""
+    for step in ((0, 1), (1, 0)):
+        for start in whites:
+            if (start[0] - step[0], start[1] - step[1]) in whites:
+                continue
+            run, cell = [], start
+            while cell in whites:
+                run.append(digits.get(cell))
+                cell = (cell[0] + step[0], cell[1] + step[1])
+            seen = [d for d in run if d is not None]
+            if len(run) > 9 or len(seen) != len(set(seen)):
+                return False
+    return True
 
 
 #: Share of a first row's (column's) cells that look white from which it may be page margin.
