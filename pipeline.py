@@ -170,7 +170,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         results = _solve_image(image, time_limit_s)
     except GridNotFoundError:
         results = None
-    if results is None or not any(_was_read(r) for r in results):
+    if (results is None or not any(_was_read(r) for r in results)) and _mostly_dark(image):
         # A screen in dark mode: light lines and digits on dark cells, white cells the darkest.
         # Seen in negative it is a printed grid; the geometry (and so the drawing) is the same.
         try:
@@ -183,6 +183,13 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     if results is None:
         raise GridNotFoundError()
     return results
+
+
+def _mostly_dark(image: np.ndarray) -> bool:
+    """Whether most of the image is darker than mid-grey (a dark ground, as in dark mode)."""
+    small = cv2.resize(image, (64, 64), interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+    return float(np.median(gray)) < 128
 
 
 def _was_read(result: PuzzleResult) -> bool:
