@@ -139,3 +139,13 @@ def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other(
     assert dict(solved.solution.values) == values
     assert dict(key.solution.values) == values
     assert key.answer_to == (results.index(solved), True)
+
+
+def test_white_cells_filled_grey_inside_an_irregular_outline():
+    """A generated book's page: no black cells, an irregular outline (bare page inside the grid's
+    box), light-grey clue cells, white cells filled dark grey. The bare page is no cell."""
+    truth = load_puzzle(IMAGES / "pdf_page_inverted_9x5.txt")
+    (res,) = solve_image(load_image(IMAGES / "pdf_page_inverted_9x5.png"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)

@@ -163,7 +163,32 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         log.debug("cells: %d white-looking cells carry a diagonal", int(faint.sum()))
         non_white |= faint
         confidence = np.where(faint, 0.75, confidence)
+    page = _page_beside_filled_cells(feats.tone, non_white | forced)
+    if page.any():
+        log.debug("cells: %d cells of bare page beside white cells filled grey", int(page.sum()))
+        non_white |= page
+        confidence = np.where(page, 0.75, confidence)
     return _classes(non_white, confidence, forced)
+
+
+#: White cells printed this grey (or darker) are filled, not paper (a generated book's style).
+_FILLED_WHITE = 0.3
+
+
+def _page_beside_filled_cells(tone: np.ndarray, non_white: np.ndarray) -> np.ndarray:
+    """Cells taken for white that are bare page, in a grid whose white cells are filled grey.
+
+    A grid with an irregular outline leaves page inside the lattice's box. Where the white cells
+    are printed grey, that page is far lighter than they are, and is no cell of the puzzle.
+    """
+    white = ~non_white
+    if white.sum() < 4:
+        return np.zeros_like(non_white)
+    level = float(np.median(tone[white]))
+    if level < _FILLED_WHITE:
+        return np.zeros_like(non_white)
+    page = white & (tone < level - _FILLED_WHITE)
+    return page if page.sum() < 0.5 * white.sum() else np.zeros_like(non_white)
 
 
 def _split(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
