@@ -1,0 +1,150 @@
+"""The command-line and file contract the README promises: exit codes, JSON values, atomic writes,
+a resumed batch's summary. Expected values come from the README and from brute force, never from
+the program's own output."""
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import pipeline
+from pipeline import ExitCode, PuzzleResult
+from solver.formats import parse_puzzle
+from solver.reconcile import Correction
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+#: 2x2 puzzles (clue row and column around four white cells): across sums, down sums.
+AMBIGUOUS = "#   3\\  3\\\n\\3  .   .\n\\3  .   .\n"
+NO_SOLUTION = "#   4\\  4\\\n\\3  .   .\n\\5  .   .\n"
+IMPOSSIBLE_CLUE = "#   30\\ 3\\\n\\3  .   .\n\\4  .   .\n"
+
+
+def _brute_force(across, down):
+    """Every filling of a 2x2 block of white cells with these run sums (digits 1-9, distinct in
+    each run): the independent truth for the small puzzles above."""
+    out = []
+    for a, b, c, d in itertools.product(range(1, 10), repeat=4):
+        if (a != b and c != d and a != c and b != d and (a + b, c + d) == across and (a + c, b + d) == down):
+            out.append(((a, b), (c, d)))
+    return out
+
+
+def run(argv, capsys):
+    code = pipeline.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_the_small_puzzles_are_what_their_names_say():
+    assert len(_brute_force((3, 3), (3, 3))) == 2
+    assert _brute_force((3, 5), (4, 4)) == []
+
+
+def test_ambiguous_puzzle_exits_1_with_unique_false_and_one_of_its_solutions(tmp_path, capsys):
+    code, out, _ = run(["solve", "--json", _write(tmp_path, "amb.txt", AMBIGUOUS)], capsys)
+    assert code == ExitCode.ambiguous == 1
+    (doc,) = json.loads(out)["puzzles"]
+    assert doc["status"] == "ambiguous" and doc["unique"] is False
+    block = tuple(tuple(row[1:]) for row in doc["solution"][1:])
+    assert block in _brute_force((3, 3), (3, 3))
+
+
+def test_puzzle_without_solution_exits_5_with_no_solution(tmp_path, capsys):
+    code, out, _ = run(["solve", "--json", _write(tmp_path, "none.txt", NO_SOLUTION)], capsys)
+    assert code == ExitCode.unsolvable == 5
+    (doc,) = json.loads(out)["puzzles"]
+    assert doc["status"] == "unsolvable" and doc["solution"] is None and doc["unique"] is None
+
+
+def test_puzzle_file_breaking_the_rules_exits_9_naming_file_and_cell(tmp_path, capsys):
+    path = _write(tmp_path, "bad.txt", IMPOSSIBLE_CLUE)
+    code, _, err = run(["solve", path], capsys)
+    assert code == ExitCode.invalid_puzzle == 9
+    (line,) = [ln for ln in err.splitlines() if ln.strip()]
+    assert str(path) in line and "row 1, column 2" in line and "30" in line
+
+
+def test_solved_puzzle_exits_0_with_unique_true_and_the_brute_force_solution(tmp_path, capsys):
+    text = "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n"
+    (truth,) = _brute_force((3, 4), (4, 3))
+    code, out, _ = run(["solve", "--json", _write(tmp_path, "one.txt", text)], capsys)
+    assert code == ExitCode.ok == 0
+    (doc,) = json.loads(out)["puzzles"]
+    assert doc["status"] == "solved" and doc["unique"] is True
+    assert tuple(tuple(row[1:]) for row in doc["solution"][1:]) == truth
+
+
+def test_check_says_how_many_solutions(tmp_path, capsys):
+    code, out, _ = run(["check", _write(tmp_path, "amb.txt", AMBIGUOUS)], capsys)
+    assert code == ExitCode.ambiguous
+    assert "more than one solution" in out and "(2,2)" in out
+    code, out, _ = run(["check", _write(tmp_path, "none.txt", NO_SOLUTION)], capsys)
+    assert code == ExitCode.unsolvable
+    code, out, _ = run(["check", _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")], capsys)
+    assert code == ExitCode.ok and "exactly one solution" in out
+
+
+def test_json_corrections_count_rows_and_columns_from_1():
+    puzzle = parse_puzzle(AMBIGUOUS)
+    res = PuzzleResult("unreadable", puzzle, None,
+                       corrections=(Correction((0, 2), "down", 8, 3, True),))
+    (row,) = res.to_json()["corrections"]
+    assert (row["row"], row["col"], row["direction"], row["read"], row["used"], row["forced"]) == (
+        1, 3, "down", 8, 3, True)
+
+
+def test_outputs_replace_the_old_file_by_renaming_never_writing_into_it(tmp_path, capsys):
+    """An output written in place keeps its inode while it is half-written; the promised
+    temporary file and rename gives the name a new file, whole or not at all."""
+    src = tmp_path / "in.png"
+    shutil.copy(SAMPLES / "site_5x5.png", src)
+    out = tmp_path / "out.png"
+    out.write_bytes(b"old")
+    inode = out.stat().st_ino
+    code, _, _ = run(["solve", src, "-o", out], capsys)
+    assert code == ExitCode.ok
+    assert out.stat().st_ino != inode
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def _summary(out: Path):
+    with open(out / "summary.csv", newline="") as f:
+        rows = [(r["input"], r["page"], r["index"], r["status"]) for r in csv.DictReader(f)]
+    doc = [(r["input"], str(r["page"]), str(r["index"]), r["status"])
+           for r in json.loads((out / "summary.json").read_text())]
+    return rows, doc
+
+
+def test_a_resumed_batch_keeps_the_done_pages_in_its_summary(tmp_path):
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    for name in ("site_5x5.png", "site_7x7.png"):
+        shutil.copy(SAMPLES / name, inbox / name)
+    out = tmp_path / "out"
+    assert pipeline.main(["batch", str(inbox), "--out", str(out), "--jobs", "1"]) == ExitCode.ok
+    first_csv, first_json = _summary(out)
+    assert sorted(Path(r[0]).name for r in first_csv) == ["site_5x5.png", "site_7x7.png"]
+    assert all(r[3] == "solved" for r in first_csv)
+    # A second run skips both pages, as done; its summary still lists them.
+    assert pipeline.main(["batch", str(inbox), "--out", str(out), "--jobs", "1"]) == ExitCode.ok
+    assert _summary(out) == (first_csv, first_json)
+
+
+@pytest.mark.parametrize("status, code", [("solved", 0), ("ambiguous", 1), ("unsolvable", 5), ("unreadable", 8),
+                                          ("answer-key", 0)])
+def test_every_status_maps_to_its_documented_exit_code(status, code):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert f"| {code} |" in readme
+    assert int(pipeline._STATUS_EXIT[status]) == code
