@@ -122,6 +122,20 @@ def test_a_correction_the_readers_found_unlikely_is_never_forced():
     assert result.suspect_runs == (key,)
 
 
+@pytest.mark.parametrize("odds, solved", [(20, True), (50, False), (90, False)])
+def test_a_correction_is_trusted_up_to_odds_of_1_in_30(odds, solved):
+    # The README's line: no correction uses a value the readers gave odds worse than 1 in 30.
+    # Between 1 in 30 and 1 in 100 (the limit for all corrections together) it is still refused.
+    key = ((1, 4), "across")
+    truth = _clue(*key, TRUTH)
+    result = _reconcile(_sides({key: ((truth - 3, 0.9), (truth, 0.9 / odds))}))
+    if solved:
+        assert result.status == "solved" and result.puzzle == TRUTH
+    else:
+        assert result.status == "unreadable" and result.solution is None
+        assert "row 2, column 5" in result.problems[0]
+
+
 def test_many_corrections_that_together_are_unlikely_are_not_presented_as_solved():
     # Five clues each read one less, the truth at odds of 1 in 4: each alone is a fair correction,
     # but all five together (1 in ~1000) more likely mean the cells were misread, so no answer.

@@ -1,0 +1,66 @@
+"""The rule that matters most, end to end: a misread image is never reported solved.
+
+Real images are damaged the way a stain or a shadow damages a page (a white cell blotted dark),
+one place at a time; each damaged image may come back solved (the puzzle's own witnesses restored
+what was lost) or not solved, but never solved with other digits than its transcription's
+solution. (The reconciliation's own limits, a correction's odds and rival readings, are
+tested in test_reconcile.py.)
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from pipeline import solve_image
+from solver.formats import load_puzzle
+from solver.solve import solve_puzzle
+from vision.imageio import load_image
+
+IMAGES = Path(__file__).parent / "data" / "images"
+
+
+def _cell_polygon(reading, cell, x0, y0, x1, y1) -> np.ndarray:
+    """Part of a cell (fractions of its box) as a polygon in source pixels."""
+    r, c = cell
+    cols, rows = reading.lattice.col_edges, reading.lattice.row_edges
+    xs = [cols[c] + f * (cols[c + 1] - cols[c]) for f in (x0, x1)]
+    ys = [rows[r] + f * (rows[r + 1] - rows[r]) for f in (y0, y1)]
+    box = np.array([[[xs[0], ys[0]], [xs[1], ys[0]], [xs[1], ys[1]], [xs[0], ys[1]]]], np.float32)
+    return cv2.perspectiveTransform(box, np.linalg.inv(reading.H))[0].astype(np.int32)
+
+
+def _blot(image, reading, cell) -> np.ndarray:
+    out = image.copy()
+    cv2.fillPoly(out, [_cell_polygon(reading, cell, 0.1, 0.1, 0.9, 0.9)], (40, 40, 40))
+    return out
+
+
+def _verdicts(damaged_images, truth_values):
+    solved_right = solved_wrong = not_solved = 0
+    for image in damaged_images:
+        for res in solve_image(image):
+            if res.status != "solved":
+                not_solved += 1
+            elif dict(res.solution.values) == truth_values:
+                solved_right += 1
+            else:
+                solved_wrong += 1
+    return solved_right, solved_wrong, not_solved
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["site_9x9_a.png", "wikipedia_8x8.png"])
+def test_a_white_cell_blotted_dark_is_never_solved_wrongly(name):
+    image = load_image(IMAGES / name)
+    truth = load_puzzle(IMAGES / (Path(name).stem + ".txt"))
+    truth_values = dict(solve_puzzle(truth).values)
+    (first,) = solve_image(image)
+    rng = np.random.default_rng(16)
+    whites = sorted(truth.whites)
+    picked = [whites[i] for i in rng.choice(len(whites), size=6, replace=False)]
+    right, wrong, not_solved = _verdicts([_blot(image, first.reading, cell) for cell in picked], truth_values)
+    assert wrong == 0
+    assert right + not_solved == len(picked)
