@@ -814,8 +814,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
                     for f in futures:
                         f.cancel()
                     raise
-    except _FailFast:
-        pass
+    except _FailFast as stop:
+        results.append(stop.result)
     finally:
         if progress is not None:
             progress.stop()
@@ -838,7 +838,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 
 class _FailFast(Exception):
-    pass
+    """The first page that failed, with --fail-fast: it still goes into the summary."""
+
+    def __init__(self, result: PageResult):
+        super().__init__(str(result.job.source))
+        self.result = result
 
 
 def _init_worker_parent() -> None:
@@ -859,7 +863,7 @@ def _report(result: PageResult, progress, fail_fast: bool) -> PageResult:
     if progress is not None:
         progress.advance(progress.task_ids[0])
     if fail_fast and (result.error or any(row["status"] not in _SETTLED for row in result.rows)):
-        raise _FailFast()
+        raise _FailFast(result)
     return result
 
 

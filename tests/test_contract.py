@@ -148,3 +148,53 @@ def test_every_status_maps_to_its_documented_exit_code(status, code):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert f"| {code} |" in readme
     assert int(pipeline._STATUS_EXIT[status]) == code
+
+
+def test_solve_without_o_writes_stem_solved_png_in_the_current_folder(tmp_path, capsys, monkeypatch):
+    src = tmp_path / "photos" / "grid.png"
+    src.parent.mkdir()
+    shutil.copy(SAMPLES / "site_5x5.png", src)
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = run(["solve", src], capsys)
+    assert code == ExitCode.ok
+    assert (tmp_path / "grid.solved.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in src.parent.iterdir()) == ["grid.png"]  # nothing beside the input
+
+
+def test_quiet_leaves_only_errors_and_verbose_adds_detail(tmp_path, capsys):
+    puzzle = _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")
+    code, out, err = run(["-q", "solve", puzzle], capsys)
+    assert code == ExitCode.ok and err == "" and "\\3" in out
+    code, _, err = run(["solve", puzzle], capsys)
+    assert "solved; the solution is unique" in err
+    code, _, err = run(["-q", "solve", _write(tmp_path, "bad.txt", IMPOSSIBLE_CLUE)], capsys)
+    assert code == ExitCode.invalid_puzzle and "bad.txt" in err  # errors still show
+    image = tmp_path / "in.png"
+    shutil.copy(SAMPLES / "site_5x5.png", image)
+    _, _, plain = run(["solve", image, "-o", tmp_path / "a.png"], capsys)
+    _, _, detailed = run(["-v", "solve", image, "-o", tmp_path / "b.png"], capsys)
+    assert len(detailed.splitlines()) > len(plain.splitlines())
+
+
+def test_batch_json_lists_every_row_and_fail_fast_stops_at_the_first_failure(tmp_path, capsys):
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    shutil.copy(SAMPLES / "site_5x5.png", inbox / "a.png")
+    (inbox / "b.png").write_text("not an image")
+    shutil.copy(SAMPLES / "site_7x7.png", inbox / "c.png")
+    code, out, _ = run(["batch", inbox, "--out", tmp_path / "all", "--jobs", "1", "--json"], capsys)
+    assert code == ExitCode.partial_batch == 6
+    doc = json.loads(out)
+    assert doc["out"] == str(tmp_path / "all")
+    assert [(Path(r["input"]).name, r["status"]) for r in doc["rows"]] == [
+        ("a.png", "solved"), ("b.png", "error"), ("c.png", "solved")]
+    code, _, _ = run(["batch", inbox, "--out", tmp_path / "fast", "--jobs", "1", "--fail-fast"], capsys)
+    assert code == ExitCode.partial_batch
+    with open(tmp_path / "fast" / "summary.csv", newline="") as f:
+        assert [Path(r["input"]).name for r in csv.DictReader(f)] == ["a.png", "b.png"]
+
+
+def test_a_tiny_time_limit_still_answers_a_small_puzzle(tmp_path, capsys):
+    puzzle = _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")
+    code, out, _ = run(["solve", "--json", "--time-limit", "0.01", puzzle], capsys)
+    assert code == ExitCode.ok and json.loads(out)["puzzles"][0]["status"] == "solved"
