@@ -186,6 +186,7 @@ def main() -> int:
                 results = []
             seconds.append(time.perf_counter() - start)
             if corners is None:  # real images: match the result of the same shape
+                all_results = results
                 truth = truths[0][0]
                 results = [r for r in results if r.puzzle is not None
                            and (r.puzzle.n_rows, r.puzzle.n_cols) == (truth.n_rows, truth.n_cols)][:1]
@@ -198,6 +199,8 @@ def main() -> int:
                     truths = [(truth, true_values)]
                 else:
                     scores.append((False, 0.0, False, False))
+                    if args.misses is not None:
+                        _report_miss(args.misses, tier, k, image, [r for r in all_results])
                     continue
             scored = _score(results, truths, corners)
             scores.extend(scored)
