@@ -124,13 +124,19 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         quad_xy, contrast, shape = max((p for p in probes if p[1] >= best[1] - 0.05
                                         and p[2][0] >= best[2][0] and p[2][1] >= best[2][1]),
                                        key=lambda p: cv2.contourArea(p[0]))
-        found.append((quad_xy / scale, contrast, shape))
+        # The others, clearest first, stand in where the chosen one cannot be refined into a
+        # grid (a quad that took in the text beside the grid as a dozen more columns).
+        others = tuple((p[0] / scale, p[1], p[2]) for p in sorted(probes, key=lambda p: -p[1])
+                       if p[0] is not quad_xy)
+        found.append((quad_xy / scale, contrast, shape, others))
     found = _drop_nested(found)
     geometries = []
-    for quad_xy, contrast, shape in found:
-        geom = _refine(gray, quad_xy, contrast, shape, cell_px)
-        if geom is not None and _cells_sane(geom.lattice):
-            geometries.append(geom)
+    for quad_xy, contrast, shape, others in found:
+        for option in ((quad_xy, contrast, shape),) + others:
+            geom = _refine(gray, *option, cell_px)
+            if geom is not None and _cells_sane(geom.lattice):
+                geometries.append(geom)
+                break
     return _reading_order(geometries)
 
 
@@ -353,7 +359,8 @@ def _lines_to_quads(mask: np.ndarray, origin_xy) -> list[np.ndarray]:
     # to it, where that differs. A diagonal in every cell draws long lines at 45 degrees that,
     # tilted, can outweigh a family of thin grid lines; the probe decides between the two.
     seconds = {int(np.argmax(np.where(apart >= least, hist, -1))) for least in (50, 70)}
-    quads = []
+    quads = [q + np.asarray(origin_xy, np.float32) for theta2 in sorted(seconds)
+             for q in _crossing_quads(segs, diff1, np.abs((angle - theta2 + 90) % 180 - 90), min(bh, bw))]
     for theta2, long_only in itertools.product(sorted(seconds), (False, True)):
         diff2 = np.abs((angle - theta2 + 90) % 180 - 90)
         quad = _quad_from_families(segs, length, (theta1, diff1), (theta2, diff2), min_len, long_only)
@@ -363,6 +370,42 @@ def _lines_to_quads(mask: np.ndarray, origin_xy) -> list[np.ndarray]:
         if cv2.isContourConvex(quad.reshape(-1, 1, 2)) and cv2.contourArea(quad) >= 0.1 * bh * bw:
             quads.append(quad)
     return quads
+
+
+def _crossing_quads(segs, diff1, diff2, side: float) -> list[np.ndarray]:
+    """Quads around where the two line families cross each other many times: a lattice.
+
+    A grid printed on a page whose edge is inked too (a photo pasted on a dark page, a frame)
+    is one blob with the page, and the outermost lines are the page's; its own lines cross
+    each other all over the grid, the page's only at its corners.
+    """
+    a, b = segs[diff1 < 20], segs[diff2 < 20]
+    if len(a) < 3 or len(b) < 3:
+        return []
+    p, r = a[:, None, :2], (a[:, 2:] - a[:, :2])[:, None, :]
+    q, t = b[None, :, :2], (b[:, 2:] - b[:, :2])[None, :, :]
+    den = r[..., 0] * t[..., 1] - r[..., 1] * t[..., 0]
+    ok = np.abs(den) > 1e-9
+    den = np.where(ok, den, 1.0)
+    qp = q - p
+    u = (qp[..., 0] * t[..., 1] - qp[..., 1] * t[..., 0]) / den
+    v = (qp[..., 0] * r[..., 1] - qp[..., 1] * r[..., 0]) / den
+    # On both segments, with a little slack for lines broken at the crossing.
+    on = ok & (u > -0.02) & (u < 1.02) & (v > -0.02) & (v < 1.02)
+    points = (p + u[..., None] * r)[on]
+    if len(points) < 9:
+        return []
+    # Crossings of a lattice have neighbours; a page's corners stand alone. Counted in bins of a
+    # twentieth of the blob, three bins across (thousands of crossings on a page of text).
+    bins = np.floor((points - points.min(axis=0)) / max(0.05 * side, 1.0)).astype(np.int64)
+    counts = np.zeros(tuple(bins.max(axis=0) + 3), np.float32)
+    np.add.at(counts, (bins[:, 0] + 1, bins[:, 1] + 1), 1.0)
+    around = cv2.boxFilter(counts, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
+    points = points[around[bins[:, 0] + 1, bins[:, 1] + 1] >= 5]
+    if len(points) < 9:
+        return []
+    hull_xy = cv2.convexHull(points.astype(np.float32)).reshape(-1, 2)
+    return _hull_to_quads(hull_xy)
 
 
 def _quad_from_families(segs, length, fam1, fam2, min_len, long_only):
