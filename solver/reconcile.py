@@ -362,13 +362,17 @@ def reconcile_reading(
 
     if best is None:
         puzzle = build(first)
-        if not settled:
-            return Reconciled("unreadable", puzzle, None, corrections=corrections_for(first, forced=False),
-                              problems=("the clues could not be settled in time; check the least certain ones: "
-                                        + ", ".join(_describe_side(k) for k in suspects[:6]),),
-                              suspect_runs=tuple(suspects))
         across = sum(v for (_, d), v in first.items() if d == "across")
         down = sum(v for (_, d), v in first.items() if d == "down")
+        if not settled:
+            # Say what the reading as seen already shows: totals that differ mean a clue is wrong,
+            # as printed or as read.
+            totals = (f"as read, the across clues total {across} but the down clues {down}; "
+                      if across != down else "")
+            return Reconciled("unreadable", puzzle, None, corrections=corrections_for(first, forced=False),
+                              problems=(totals + "the clues could not be settled in time; check the least "
+                                        "certain ones: " + ", ".join(_describe_side(k) for k in suspects[:6]),),
+                              suspect_runs=tuple(suspects))
         if across != down:
             reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
         elif several:
