@@ -419,6 +419,7 @@ const VERDICTS = {
   unsolvable: "No solution: the clues contradict each other.",
   unreadable: "Some clues could not be read for certain: check them against the photo and type them in.",
   invalid: "The grid breaks the rules: fix the cells marked red.",
+  "answer-key": "An answer key: a grid already solved, with no clues. Nothing to solve.",
 };
 
 function showResult(doc, annotated) {
