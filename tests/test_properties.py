@@ -83,8 +83,10 @@ def test_json_round_trip(case):
     assert parse_puzzle(text) == puzzle
 
 
-@SETTINGS
-@given(filled_puzzles(max_side=5), st.data())
+# The brute-force count proves "none" by exhausting the search, which a random 5x5 block can
+# make take minutes: 4x4 blocks at most, and the same examples on every run.
+@settings(SETTINGS, derandomize=True)
+@given(filled_puzzles(max_side=4), st.data())
 def test_wrong_clue_never_yields_a_false_solution(case, data):
     """Change one clue: the solver says none, one or several solutions as a brute-force count
     does, and any filling it gives satisfies the changed clues."""
