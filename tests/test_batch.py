@@ -99,8 +99,9 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     import sys
     import time
 
-    # Enough pages that the batch is still running when the first result appears, however fast.
-    pages = [Image.open(SAMPLES / name).convert("RGB") for name in ("wikipedia_8x8.png", "site_7x7.png") * 25]
+    # Enough pages that the batch is still running when the first result appears, however fast
+    # the pages are read and however busy the machine keeps this test (50 were once all done).
+    pages = [Image.open(SAMPLES / name).convert("RGB") for name in ("wikipedia_8x8.png", "site_7x7.png") * 150]
     book = tmp_path / "book.pdf"
     pages[0].save(book, format="PDF", save_all=True, append_images=pages[1:], resolution=72)
     out = tmp_path / "out"
