@@ -200,7 +200,7 @@ def main() -> int:
                 else:
                     scores.append((False, 0.0, False, False))
                     if args.misses is not None:
-                        _report_miss(args.misses, tier, k, image, [r for r in all_results])
+                        _report_miss(args.misses, tier, k, image, all_results)
                     continue
             scored = _score(results, truths, corners)
             scores.extend(scored)

@@ -247,7 +247,7 @@ def reconcile_reading(
         elsewhere has the whole disputed value (a "3" is compared with the "3" of a "13").
     """
     givens = dict(givens or {})
-    runs = {(s.cell, s.direction): _run_cells(whites, (s.cell, s.direction)) for s in sides}
+    runs = {(s.cell, s.direction): run_cells(whites, (s.cell, s.direction)) for s in sides}
     lengths = {k: len(cells) for k, cells in runs.items()}
 
     # Per side: feasible options, best first, and the reader's raw first choice.
@@ -516,7 +516,8 @@ def _cannot_have_rival(first: dict, costs: dict, trusted: dict) -> bool:
     return len(cheapest) < 2 or cheapest[0] + cheapest[1] > RIVAL_ODDS * _COST_SCALE
 
 
-def _run_cells(whites: frozenset[Cell], key: tuple[Cell, Direction]) -> tuple[Cell, ...]:
+def run_cells(whites: frozenset[Cell], key: tuple[Cell, Direction]) -> tuple[Cell, ...]:
+    """The white cells of the run that the clue side ``key`` heads."""
     (r, c), direction = key
     dr, dc = (0, 1) if direction == "across" else (1, 0)
     cells = []

@@ -149,10 +149,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         # diagonals: a grey tone is then a shadow, not print; only near-black ink is a block.
         tone = np.where(tone >= _BLOCK_TONE, tone, 0.0)
     non_white, confidence = _split(np.maximum.reduce([tone, feats.diagonal, feats.colour * 0.8]))
-    # Structure: the first row and column hold clues or blocks, never white cells.
-    forced = np.zeros_like(non_white)
-    forced[0, :] = True
-    forced[:, 0] = True
+    forced = _first_row_and_column(non_white.shape)
     grey = _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, non_white | forced)
     if grey.any():
         log.debug("cells: %d blank cells share the clue cells' paper tone", int(grey.sum()))
@@ -189,6 +186,14 @@ def _page_beside_filled_cells(tone: np.ndarray, non_white: np.ndarray) -> np.nda
         return np.zeros_like(non_white)
     page = white & (tone < level - _FILLED_WHITE)
     return page if page.sum() < 0.5 * white.sum() else np.zeros_like(non_white)
+
+
+def _first_row_and_column(shape: tuple[int, int]) -> np.ndarray:
+    """Structure: the first row and column hold clues or blocks, never white cells."""
+    forced = np.zeros(shape, bool)
+    forced[0, :] = True
+    forced[:, 0] = True
+    return forced
 
 
 def _split(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -248,16 +253,14 @@ def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeature
                      lattice.row_edges[r + 1], 0.0)
         numbered[r, c] = _number_in_a_corner(cell)
     log.debug("cells: a diagonal in every cell; %d light cells carry numbers", int(numbered.sum()))
-    forced = np.zeros_like(non_white)
-    forced[0, :] = True
-    forced[:, 0] = True
-    return _classes(non_white | numbered, np.where(numbered, 0.75, confidence), forced)
+    return _classes(non_white | numbered, np.where(numbered, 0.75, confidence), _first_row_and_column(non_white.shape))
 
 
 _CORNER_S = 48          # side a cell is scaled to for the corner test
 _CORNER_BAND = 0.1      # half-width of the diagonal's band, share of the side
 _CORNER_D = 0.25        # a number's centre lies this far off the diagonal (x - y, share of the side)
 _CORNER_H = (0.1, 0.45)  # a clue number's height, share of the side
+_CORNER_DIAGONAL = np.abs(np.subtract.outer(np.arange(_CORNER_S), np.arange(_CORNER_S))) <= _CORNER_BAND * _CORNER_S
 
 
 def _number_in_a_corner(cell: np.ndarray) -> bool:
@@ -270,10 +273,8 @@ def _number_in_a_corner(cell: np.ndarray) -> bool:
     if paper - ink < 40:
         return False
     mask = small < paper - 0.45 * (paper - ink)
-    yy, xx = np.mgrid[0:_CORNER_S, 0:_CORNER_S]
-    d = (xx - yy) / _CORNER_S
     edge = round(0.07 * _CORNER_S)
-    mask[np.abs(d) <= _CORNER_BAND] = False
+    mask[_CORNER_DIAGONAL] = False
     mask[:edge, :] = mask[-edge:, :] = mask[:, :edge] = mask[:, -edge:] = False
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     for i in range(1, n):

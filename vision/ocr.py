@@ -283,6 +283,10 @@ def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
     """
     binary = (ink > 0).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    # Inside a disc, what is not disc is digit: fully so where the disc reading found no ink at
+    # all, partly on the anti-aliased edges of the strokes. The paper inside a "0" or a "6" is
+    # disc too, though not joined to the rest.
+    mirrored = np.where(binary > 0, 255 - ink.astype(np.int32), 255)
     out = None
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -299,11 +303,7 @@ def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
         inside = np.zeros_like(piece)
         cv2.drawContours(inside, [hull], -1, 1, thickness=-1)
         inside = cv2.erode(inside, np.ones((2 * _DISC_RIM + 1, 2 * _DISC_RIM + 1), np.uint8)) > 0
-        # Inside the disc, what is not disc is digit: fully so where the disc reading found no
-        # ink at all, partly on the anti-aliased edges of the strokes. The paper inside a "0"
-        # or a "6" is disc too, though not joined to the rest.
-        digit = np.where(ink > 0, 255 - ink.astype(np.int32), 255)
-        digit = np.where(inside & (digit >= 128), digit, 0).astype(np.uint8)
+        digit = np.where(inside & (mirrored >= 128), mirrored, 0).astype(np.uint8)
         if np.count_nonzero(digit) < 0.05 * hull_area:
             continue  # a plain blot, no number in it
         _, _, hole_stats, _ = cv2.connectedComponentsWithStats((digit > 0).astype(np.uint8), connectivity=8)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from solver.reconcile import SideReading
+from solver.reconcile import SideReading, run_cells
 
 from .cells import classify_cells
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
@@ -338,15 +338,13 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
 def _obeys_runs(whites: set[Cell], digits: dict[Cell, int]) -> bool:
     """Whether every run of white cells is 9 cells at most and repeats no digit (a solved grid's
     rules; a shadowed Sudoku or a block of text read as digits breaks them)."""
-    for step in ((0, 1), (1, 0)):
-        for start in whites:
-            if (start[0] - step[0], start[1] - step[1]) in whites:
+    frozen = frozenset(whites)
+    for direction, (dr, dc) in (("across", (0, 1)), ("down", (1, 0))):
+        for r, c in whites:
+            if (r - dr, c - dc) in whites:
                 continue
-            run, cell = [], start
-            while cell in whites:
-                run.append(digits.get(cell))
-                cell = (cell[0] + step[0], cell[1] + step[1])
-            seen = [d for d in run if d is not None]
+            run = run_cells(frozen, ((r - dr, c - dc), direction))
+            seen = [digits[cell] for cell in run if cell in digits]
             if len(run) > 9 or len(seen) != len(set(seen)):
                 return False
     return True
