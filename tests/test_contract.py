@@ -198,3 +198,86 @@ def test_a_tiny_time_limit_still_answers_a_small_puzzle(tmp_path, capsys):
     puzzle = _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")
     code, out, _ = run(["solve", "--json", "--time-limit", "0.01", puzzle], capsys)
     assert code == ExitCode.ok and json.loads(out)["puzzles"][0]["status"] == "solved"
+
+
+def _solution_rows(text: str) -> list[list[str]]:
+    """The white cells' digits of a printed grid, row by row (the clue row and column dropped)."""
+    return [line.split()[1:] for line in text.strip().splitlines()[1:]]
+
+
+def test_check_prints_the_solutions_and_the_cells_where_they_differ(tmp_path, capsys):
+    """`kakuro check` for setters: the grid's size, then the solution, or two solutions and where
+    they differ (rows and columns from 1), or why there is none; its exit code as `solve`'s."""
+    code, out, _ = run(["check", _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")], capsys)
+    head, verdict, *grid = out.splitlines()
+    assert code == 0 and head.endswith("one.txt: valid, 4 white cells, 4 runs") and verdict == "exactly one solution:"
+    (truth,) = _brute_force((3, 4), (4, 3))
+    assert _solution_rows("\n".join(grid)) == [[str(d) for d in row] for row in truth]
+
+    code, out, _ = run(["check", _write(tmp_path, "amb.txt", AMBIGUOUS)], capsys)
+    lines = out.splitlines()
+    assert code == 1 and lines[1] == "more than one solution; two of them:"
+    first, second = "\n".join(lines[2:5]), "\n".join(lines[6:9])
+    fillings = {tuple(tuple(str(d) for d in row) for row in f) for f in _brute_force((3, 3), (3, 3))}
+    assert {tuple(map(tuple, _solution_rows(first))), tuple(map(tuple, _solution_rows(second)))} == fillings
+    assert lines[9] == "they differ at (row, column): (2,2), (2,3), (3,2), (3,3)"
+
+    code, out, _ = run(["check", _write(tmp_path, "none.txt", NO_SOLUTION)], capsys)
+    assert code == 5 and out.splitlines()[1:] == ["no assignment of digits satisfies every clue"]
+    code, _, err = run(["check", _write(tmp_path, "bad.txt", IMPOSSIBLE_CLUE)], capsys)
+    assert code == 9 and "bad.txt" in err
+    code, out, err = run(["check", SAMPLES / "site_5x5.png"], capsys)
+    assert code == 3 and out == "" and "site_5x5.png" in err and "puzzle file" in err
+
+
+def test_json_problems_say_why_a_puzzle_file_is_not_solved(tmp_path, capsys):
+    """`problems`: empty when solved; otherwise the reason, naming cells from 1."""
+    docs = {}
+    for name, text in (("one", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n"), ("amb", AMBIGUOUS), ("none", NO_SOLUTION)):
+        _, out, _ = run(["solve", "--json", _write(tmp_path, f"{name}.txt", text)], capsys)
+        (docs[name],) = json.loads(out)["puzzles"]
+    assert docs["one"]["problems"] == []
+    (ambiguous,) = docs["amb"]["problems"]
+    assert ambiguous.startswith("more than one solution") and ambiguous.endswith("(2,2), (2,3), (3,2), (3,3)")
+    (none,) = docs["none"]["problems"]
+    assert "no assignment of digits" in none
+    assert [d["kind"] for d in docs.values()] == ["puzzle"] * 3
+    assert all(d["corners"] is None and d["corrections"] == [] and d["written"] == [] for d in docs.values())
+    assert [(d["rows"], d["cols"]) for d in docs.values()] == [(3, 3)] * 3
+    assert docs["one"]["grid"] == [["#", "4\\", "3\\"], ["\\3", ".", "."], ["\\4", ".", "."]]
+
+
+@pytest.mark.parametrize("total, length", [(16, 2), (5, 2), (8, 3), (23, 3), (20, 4), (45, 9), (7, 1)])
+def test_combos_lists_every_combination_and_the_digits_common_to_all(total, length, capsys):
+    truth = [k for k in itertools.combinations(range(1, 10), length) if sum(k) == total]
+    code, out, _ = run(["combos", total, length], capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == f"{total} in {length}: {len(truth)} combination(s)"
+    assert [tuple(int(d) for d in line.split()) for line in lines[1:-1]] == truth
+    common = sorted(set(truth[0]).intersection(*truth[1:]))
+    assert lines[-1] == "in every combination: " + (" ".join(map(str, common)) if common else "none")
+
+
+@pytest.mark.parametrize("total, length, code", [(10, 1, 5), (2, 2, 5), (46, 9, 5), (5, 0, 3), (50, 10, 3)])
+def test_combos_of_an_impossible_sum_or_length_says_so(total, length, code, capsys):
+    got, out, err = run(["combos", total, length], capsys)
+    assert got == code
+    if code == 5:  # the smallest and largest sums of that many distinct digits, by brute force
+        sums = [sum(k) for k in itertools.combinations(range(1, 10), length)]
+        assert out.strip() == f"{total} in {length}: impossible (a run of {length} sums to {min(sums)}..{max(sums)})"
+    else:
+        assert out == "" and len(err.strip().splitlines()) == 1 and "1 to 9" in err
+
+
+def test_the_json_output_solves_again_as_a_puzzle_file(tmp_path, capsys):
+    """A misread clue is fixed by editing the JSON and solving that file (README): the output of
+    `solve --json` is itself a puzzle file, its first puzzle the one solved."""
+    _, out, _ = run(["solve", "--json", _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")], capsys)
+    doc = json.loads(out)
+    doc["puzzles"][0]["grid"][1][0] = "\\4"  # edited: across 4 and 3 instead of 3 and 4
+    doc["puzzles"][0]["grid"][2][0] = "\\3"
+    (truth,) = _brute_force((4, 3), (4, 3))
+    code, out, _ = run(["solve", "--json", _write(tmp_path, "edited.json", json.dumps(doc))], capsys)
+    assert code == 0
+    (again,) = json.loads(out)["puzzles"]
+    assert tuple(tuple(row[1:]) for row in again["solution"][1:]) == truth

@@ -109,7 +109,7 @@ def test_text_tokens():
     assert puzzle.clue_at[(1, 0)] == Clue(1, 0, down=None, across=16)
     assert puzzle.whites == {(1, 1), (2, 1)}
     assert puzzle.given_at == {(2, 1): 3}
-    assert puzzle.kind(0, 2) == "black"
+    assert (puzzle.kind(0, 2), puzzle.kind(0, 1), puzzle.kind(2, 1)) == ("black", "clue", "white")
 
 
 def test_ragged_rows_error_names_row():
@@ -140,9 +140,25 @@ def test_format_errors_name_the_source(tmp_path):
 
 def test_json_size_mismatch_rejected():
     data = puzzle_to_json(load_puzzle(SEEDS / "evolutionary_easy.txt"))
+    assert (data["rows"], data["cols"]) == (3, 3)
     data["rows"] = 4
     with pytest.raises(PuzzleFormatError, match='"rows" says 4 but the grid has 3'):
         puzzle_from_json(data)
+    data["rows"], data["cols"] = 3, 5
+    with pytest.raises(PuzzleFormatError, match='"cols" says 5 but the grid has 3'):
+        puzzle_from_json(data)
+
+
+def test_csp_grids_in_either_order_and_of_the_wrong_size():
+    text = (SEEDS / "mac_csp_5x6.input0").read_text()
+    head, rest = text.split("Horizontal\n")
+    horizontal, vertical = rest.split("Vertical\n")
+    # Vertical first, Horizontal last: the same puzzle.
+    assert parse_csp_input(head + "Vertical\n" + vertical + "Horizontal\n" + horizontal) == parse_csp_input(text)
+    for grids in (horizontal + "Vertical\n" + "\n".join(vertical.splitlines()[:-1]),  # a row short
+                  "\n".join(horizontal.splitlines()[:-1]) + "\nVertical\n" + vertical):
+        with pytest.raises(PuzzleFormatError, match="grids do not match rows=5, columns=6"):
+            parse_csp_input(head + "Horizontal\n" + grids)
 
 
 def test_csp_import():
@@ -209,7 +225,12 @@ def test_check_puzzle_error_lists_every_problem():
     with pytest.raises(InvalidPuzzleError) as info:
         check_puzzle(parse_text("#  3\\ #\n\\1 .  .\n"))
     assert len(info.value.problems) >= 2
-    assert "more problem" in str(info.value)
+    # One line: the first problem, and how many more.
+    assert str(info.value) == f"{info.value.problems[0]} (and {len(info.value.problems) - 1} more problem(s))"
+    with pytest.raises(InvalidPuzzleError) as info:
+        check_puzzle(parse_text("#  16\\ 17\\\n\\30 .  .\n\\3 .  .\n"))  # only across 30 is wrong
+    (problem,) = info.value.problems
+    assert str(info.value) == str(problem) and str(problem).startswith("row 2, column 1: ")
 
 
 def test_unsolvable_puzzle_reports_none():
