@@ -106,3 +106,60 @@ def test_a_corner_of_black_cells_is_not_taken_for_paper():
     warped, _ = rectify(image, geom.quad, 48, geom.shape)
     kinds = classify_cells(warped, geom.lattice).kinds
     assert list(zip(*np.nonzero((kinds == "white") != (truth == "white")))) == []
+
+
+#: A regional newspaper's look drawn by hand: "#" a hatched block, "c" a clue cell (numbers in
+#: its corners), "." a white cell; every cell carries the diagonal.
+_HATCHED_LAYOUT = ["#cc#cc",
+                   "c..c..",
+                   "c.....",
+                   "#c..c#",
+                   "c.....",
+                   "c..#c."]
+
+
+def _hatched_grid(hatch_grey: int, spacing: int, side: int = 48) -> np.ndarray:
+    from PIL import Image, ImageDraw, ImageFont
+
+    n = len(_HATCHED_LAYOUT)
+    img = Image.new("L", (n * side + 1, n * side + 1), 255)
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", side // 4)
+    for r, row in enumerate(_HATCHED_LAYOUT):
+        for c, kind in enumerate(row):
+            x0, y0 = c * side, r * side
+            if kind == "#":
+                for k in range(-side + spacing // 2, side, spacing):
+                    a, b = (max(0, -k), max(0, k)), (min(side, side - k), min(side, side + k))
+                    draw.line([(x0 + a[0], y0 + a[1]), (x0 + b[0], y0 + b[1])], fill=hatch_grey, width=1)
+            elif kind == "c":
+                draw.text((x0 + 0.72 * side, y0 + 0.28 * side), "17", fill=0, font=font, anchor="mm")
+                draw.text((x0 + 0.28 * side, y0 + 0.72 * side), "4", fill=0, font=font, anchor="mm")
+            draw.line([(x0, y0), (x0 + side, y0 + side)], fill=90, width=1)
+    for k in range(n + 1):
+        draw.line([(0, k * side), (n * side, k * side)], fill=0, width=2)
+        draw.line([(k * side, 0), (k * side, n * side)], fill=0, width=2)
+    return np.asarray(img)
+
+
+@pytest.mark.parametrize("hatch_grey, spacing", [(0, 5), (110, 4), (190, 5), (200, 6), (210, 4)])
+def test_light_hatched_blocks_in_a_grid_with_a_diagonal_in_every_cell(hatch_grey, spacing):
+    """Fine hatching is as light as paper and its short lines in the corners look like numbers;
+    it is a block all the same, and the other cells keep their classes."""
+    from vision.types import Lattice
+
+    image = _hatched_grid(hatch_grey, spacing)
+    edges = tuple(float(v) for v in range(0, image.shape[0], 48))
+    kinds = classify_cells(image, Lattice(edges, edges)).kinds
+    truth = np.array([[{"#": "black", "c": "clue", ".": "white"}[k] for k in row] for row in _HATCHED_LAYOUT])
+    # A hatched block beside a white cell heads its run: a clue cell with no number, by layout.
+    truth[(truth == "black") & _beside_white(truth)] = "clue"
+    assert (kinds == truth).all(), f"read:\n{kinds}\ntruth:\n{truth}"
+
+
+def _beside_white(kinds: np.ndarray) -> np.ndarray:
+    white = kinds == "white"
+    beside = np.zeros_like(white)
+    beside[:, :-1] |= white[:, 1:]
+    beside[:-1, :] |= white[1:, :]
+    return beside

@@ -149,3 +149,53 @@ def test_white_cells_filled_grey_inside_an_irregular_outline():
     assert res.status == "solved", res.problems
     assert grid_tokens(res.puzzle) == grid_tokens(truth)
     assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
+def _disc_cell(down: int, across: int, *, side: int = 80, disc: float = 0.42, font_px: int = 16) -> np.ndarray:
+    """A Japanese book's clue cell: black, a light diagonal, each number dark in a white disc that
+    fills most of its triangle's corner (touching the diagonal)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("L", (side, side), 10)
+    draw = ImageDraw.Draw(img)
+    draw.line([(0, 0), (side, side)], fill=200, width=2)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", font_px)
+    r = disc * side / 2
+    for value, (cx, cy) in ((down, (r + 3, side - r - 3)), (across, (side - r - 3, r + 3))):
+        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=250)
+        draw.text((cx, cy), str(value), fill=20, font=font, anchor="mm")
+    return np.asarray(img)
+
+
+@pytest.mark.parametrize("down, across", [(20, 9), (3, 16), (45, 7)])
+def test_a_number_in_a_disc_that_fills_its_triangle_is_read(down, across):
+    """The disc covers most of its small triangle, so the triangle alone takes the disc for paper;
+    the cell's own black tells them apart."""
+    from vision.ocr import read_clue_cell
+
+    d, a = read_clue_cell(_disc_cell(down, across))
+    assert (d.value, a.value) == (down, across)
+
+
+def _faint_cell(down: int, across: int, *, tile: int = 135, ink: int = 195, side: int = 48) -> np.ndarray:
+    """An app's clue tile: thin light numbers on a mid-grey tile, a faint diagonal, printed small
+    and seen a little blurred (the number stands under 40 grey levels above its tile)."""
+    import cv2
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("L", (side, side), tile)
+    draw = ImageDraw.Draw(img)
+    draw.line([(0, 0), (side, side)], fill=ink, width=1)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", side // 4)
+    draw.text((0.72 * side, 0.3 * side), str(across), fill=ink, font=font, anchor="mm")
+    draw.text((0.3 * side, 0.72 * side), str(down), fill=ink, font=font, anchor="mm")
+    return cv2.GaussianBlur(np.asarray(img), (0, 0), 0.8)
+
+
+@pytest.mark.parametrize("down, across", [(12, 5), (24, 16), (7, 41)])
+def test_thin_light_numbers_on_a_mid_grey_tile_are_read(down, across):
+    from vision.ocr import read_clue_cell
+
+    cell = _faint_cell(down, across)
+    d, a = read_clue_cell(cell)
+    assert (d.value, a.value) == (down, across)

@@ -248,12 +248,18 @@ def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeature
     non_white, confidence = _split(np.maximum(feats.tone, feats.colour * 0.8))
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
     numbered = np.zeros_like(non_white)
+    hatched = np.zeros_like(non_white)
     for r, c in zip(*np.nonzero(~non_white)):
         cell = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                      lattice.row_edges[r + 1], 0.0)
-        numbered[r, c] = _number_in_a_corner(cell)
-    log.debug("cells: a diagonal in every cell; %d light cells carry numbers", int(numbered.sum()))
-    return _classes(non_white | numbered, np.where(numbered, 0.75, confidence), _first_row_and_column(non_white.shape))
+        # Fine hatching is as light as paper once printed small, but it is a block's pattern;
+        # its short lines in the corners would pass for numbers.
+        hatched[r, c] = _hatched(cell)
+        numbered[r, c] = not hatched[r, c] and _number_in_a_corner(cell)
+    log.debug("cells: a diagonal in every cell; %d light cells carry numbers, %d are hatched",
+              int(numbered.sum()), int(hatched.sum()))
+    return _classes(non_white | numbered | hatched, np.where(numbered | hatched, 0.75, confidence),
+                    _first_row_and_column(non_white.shape))
 
 
 _CORNER_S = 48          # side a cell is scaled to for the corner test
@@ -441,3 +447,46 @@ def _split_threshold(score: np.ndarray) -> float:
         if between > best:
             best, best_t = between, (v[i - 1] + v[i]) / 2
     return float(np.clip(best_t, 0.06, 0.35))
+
+
+_HATCH_S = 96           # side a cell is scaled to for the hatching test
+_HATCH_BAND = 0.12      # the diagonal's own band, left out (share of the side)
+_HATCH_DIP = 0.15       # a line's dip in the profile, share of the cell's contrast
+_HATCH_LINES = 3        # lines on each side of the diagonal, at least
+_HATCH_EVEN = 0.45      # spread of the gaps between lines, share of their mean, at most
+_HATCH_K = np.subtract.outer(np.arange(_HATCH_S), np.arange(_HATCH_S)).T  # x - y of each pixel
+
+
+def _hatched(cell: np.ndarray) -> bool:
+    """Whether a light cell is hatched: evenly spaced lines parallel to its diagonal, over both
+    of its triangles.
+
+    Averaged along the diagonal's direction, hatching is a row of regular dips on both sides of
+    the diagonal; a number is a few uneven ones on one side, a white cell none.
+    """
+    if cell.size == 0:
+        return False
+    g = cv2.resize(cell, (_HATCH_S, _HATCH_S), interpolation=cv2.INTER_AREA).astype(np.float32)
+    e = round(0.08 * _HATCH_S)
+    inner, k = g[e:-e, e:-e], _HATCH_K[e:-e, e:-e] + _HATCH_S
+    paper, ink = float(np.percentile(inner, 90)), float(np.percentile(inner, 2))
+    if paper - ink < 25:
+        return False
+    counts = np.bincount(k.ravel(), minlength=2 * _HATCH_S)
+    sums = np.bincount(k.ravel(), weights=inner.ravel(), minlength=2 * _HATCH_S)
+    offsets = np.nonzero(counts >= 0.25 * inner.shape[0])[0]
+    profile = sums[offsets] / counts[offsets]
+    envelope = cv2.dilate(profile[None, :].astype(np.float32), np.ones((1, 9), np.uint8)).ravel()
+    depth = envelope - profile
+    band = _HATCH_BAND * _HATCH_S
+    for sign in (-1, 1):
+        side = sign * (offsets - _HATCH_S) > band
+        p, d = profile[side], depth[side]
+        dips = [i for i in range(1, len(p) - 1)
+                if p[i] <= p[i - 1] and p[i] < p[i + 1] and d[i] > _HATCH_DIP * (paper - ink)]
+        if len(dips) < _HATCH_LINES:
+            return False
+        gaps = np.diff(dips)
+        if gaps.std() > _HATCH_EVEN * gaps.mean():
+            return False
+    return True

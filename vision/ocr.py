@@ -66,6 +66,9 @@ _EDGE_SEARCH = 0.16     # border lines are looked for this far into the cell
 _DIAG_SEARCH = 0.14     # the diagonal line is looked for this far (in x - y) from the corner line
 _LINE_RUN = 0.5         # a straight run of ink this long is a line: digits are shorter
 _MIN_CONTRAST = 40.0    # grey levels between background and ink; less is an empty half
+#: The same for a clue half, whose number the layout asks for and the puzzle's sums check: thin
+#: light digits on a mid-grey tile (app themes) reach less, and a phantom here is caught later.
+_MIN_CLUE_CONTRAST = 28.0
 _DIGIT_H = (0.09, 0.62)  # plausible digit height, fraction of the cell side
 _MAX_GLYPHS = 2
 _EDGE_STRIP = 0.07      # ink lying wholly this close to an edge is border, not digit
@@ -122,7 +125,8 @@ _RIM[_r1:-_r1, _r1:-_r1] = False
 
 
 def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
-              rim: np.ndarray | None = None, weak_level: float = 0.25, *, flip: bool = False) -> np.ndarray:
+              rim: np.ndarray | None = None, weak_level: float = 0.25, *, flip: bool = False,
+              min_contrast: float = _MIN_CONTRAST) -> np.ndarray:
     """Find the ink in ``region`` of ``gray`` on its own background, either polarity.
 
     Returns a uint8 map: 0 where there is no ink, else the pixel's ink strength (1..255, 255 at
@@ -152,7 +156,7 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
         if (hi - rim_bg > rim_bg - lo) != (bright > dark) and abs(rim_bg - bg) > _MIN_CONTRAST:
             bg = rim_bg
             bright, dark = hi - bg, bg - lo
-    if max(bright, dark) < _MIN_CONTRAST:
+    if max(bright, dark) < min_contrast:
         return np.zeros(region.shape, np.uint8)
     if flip:
         called_ink = sv[sv > bg + 0.5 * bright] if bright > dark else sv[sv < bg - 0.5 * dark]
@@ -160,7 +164,7 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
             return np.zeros(region.shape, np.uint8)
         bg = float(np.median(called_ink))
         bright, dark = (0.0, bg - lo) if bright > dark else (hi - bg, 0.0)
-        if max(bright, dark) < _MIN_CONTRAST:
+        if max(bright, dark) < min_contrast:
             return np.zeros(region.shape, np.uint8)
     # Hysteresis: strokes must reach half the contrast somewhere, but hairlines of thin serif
     # fonts (fainter once downsampled) stay attached to them down to ``weak_level``.
@@ -249,13 +253,24 @@ def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = Fal
     """:func:`split_clue_cell`'s halves, and for each the digits inside a disc in it (or None)."""
     gray = _to_gray(cell_gray, "cell_gray")
     halves, discs = [], []
+    whole: list[tuple[np.ndarray, float]] | None = None
     for sign in (-1, 1):
         region = _INSIDE & (sign * _D > 0)
         core = _CORE & (sign * _D > 0.14)
-        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level, flip=flip)
+        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level, flip=flip,
+                        min_contrast=_MIN_CLUE_CONTRAST)
         halves.append(_remove_lines(ink, region))
         # Found without the lines: a disc drawn against the diagonal would be one piece with it.
-        discs.append(_digits_in_disc(halves[-1]))
+        found = _discs(halves[-1])
+        if not found and not flip:
+            # A disc can fill most of its small triangle, so that the half takes the disc for
+            # paper. Across the whole cell the discs are round pieces of one tone, whichever
+            # tone the cell's border band makes paper (large discs reach into it): look in both.
+            if whole is None:
+                whole = [disc for other in (False, True) for disc in _discs(
+                    _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE))]
+            found = [(digit, side) for digit, side in whole if side * sign > 0]
+        discs.append(_strongest([digit for digit, _ in found]) if found else None)
     return (halves[0], halves[1]), (discs[0], discs[1])
 
 
@@ -268,10 +283,25 @@ _DISC_SOLID = 0.55               # disc ink / hull area
 _DISC_SIZE = (0.16, 0.62)        # diameter, share of the cell side
 _DISC_RIM = 2                    # pixels of the disc's edge (and its outline) left out
 _DISC_DIGIT_H = 0.3              # the digits in a disc are at least this share of its height
+_DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of its digits
+
+
+def _strongest(inks: Sequence[np.ndarray]) -> np.ndarray:
+    out = inks[0]
+    for ink in inks[1:]:
+        out = np.maximum(out, ink)
+    return out
 
 
 def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
-    """The digits inside a disc in one half's ink, as ink on their own (None without a disc).
+    """The digits inside the discs in one half's ink, as ink on their own (None without a disc)."""
+    found = _discs(ink)
+    return _strongest([digit for digit, _ in found]) if found else None
+
+
+def _discs(ink: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """The digits inside each disc in ``ink``, as ink on their own, with the side of the cell's
+    diagonal the disc's centre lies on (the sign of :data:`_D` there).
 
     A disc is a round piece of ink that holds digits about as tall as half of it. A bold "2" or
     "8" can pass for one; the caller keeps this reading only where it is the surer one.
@@ -287,7 +317,7 @@ def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
     # all, partly on the anti-aliased edges of the strokes. The paper inside a "0" or a "6" is
     # disc too, though not joined to the rest.
     mirrored = np.where(binary > 0, 255 - ink.astype(np.int32), 255)
-    out = None
+    out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
         if not (_DISC_SIZE[0] * _S <= max(w, h) <= _DISC_SIZE[1] * _S
@@ -303,13 +333,21 @@ def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
         inside = np.zeros_like(piece)
         cv2.drawContours(inside, [hull], -1, 1, thickness=-1)
         inside = cv2.erode(inside, np.ones((2 * _DISC_RIM + 1, 2 * _DISC_RIM + 1), np.uint8)) > 0
-        digit = np.where(inside & (mirrored >= 128), mirrored, 0).astype(np.uint8)
-        if np.count_nonzero(digit) < 0.05 * hull_area:
+        # Small digits blur towards the disc's tone: measure them from the disc's own level and
+        # its darkest stroke, not from the cell's paper.
+        vals = mirrored[inside]
+        disc_level, stroke_level = float(np.percentile(vals, 10)), float(vals.max())
+        if stroke_level - disc_level < _DISC_DIGIT_CONTRAST:
+            continue  # a plain blot, no number in it
+        strength = np.clip((mirrored - disc_level) / (stroke_level - disc_level), 0.0, 1.0)
+        digit = np.where(inside & (strength >= 0.5), np.rint(255 * strength), 0).astype(np.uint8)
+        if np.count_nonzero(digit) < 0.025 * hull_area:
             continue  # a plain blot, no number in it
         _, _, hole_stats, _ = cv2.connectedComponentsWithStats((digit > 0).astype(np.uint8), connectivity=8)
         if hole_stats[1:, cv2.CC_STAT_HEIGHT].max() < _DISC_DIGIT_H * h:
             continue  # a bold "8" or "9": round and solid too, but its holes are small
-        out = digit if out is None else np.maximum(out, digit)
+        (cx, cy), _ = cv2.minEnclosingCircle(hull)
+        out.append((digit, float(cx - cy)))
     return out
 
 

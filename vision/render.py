@@ -598,9 +598,13 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
         others = [c for c in _PASTELS if max(abs(a - b) for a, b in zip(across, c)) >= 35]
         down = others[int(rng.integers(len(others)))]
         back = _jitter(rng, (15, 15, 15), 15) if rng.random() < 0.5 else paper
-        f.update(clue_fill=back, half_fill=_jitter(rng, across, 4), down_half_fill=_jitter(rng, down, 4), clue_ink=ink,
-                 diag_colour=ink if rng.random() < 0.6 else back,
-                 block_fill=back if rng.random() < 0.5 else _jitter(rng, (15, 15, 15), 15))
+        half_fill, down_half_fill = _jitter(rng, across, 4), _jitter(rng, down, 4)
+        diag_colour = ink if rng.random() < 0.6 else back
+        # Blocks on paper-white clue cells are still printed dark: paper-white blocks would look
+        # like white cells and leave the layout unknowable.
+        same_as_clues = rng.random() < 0.5 and back is not paper
+        f.update(clue_fill=back, half_fill=half_fill, down_half_fill=down_half_fill, clue_ink=ink,
+                 diag_colour=diag_colour, block_fill=back if same_as_clues else _jitter(rng, (15, 15, 15), 15))
     elif family == "rounded_app":
         backing = _jitter(rng, _grey(rng, 150, 210) if rng.random() < 0.7 else (170, 185, 205), 5)
         tile = _jitter(rng, _FILLS_MID[int(rng.integers(len(_FILLS_MID)))], 10) if rng.random() < 0.7 \
