@@ -9,11 +9,13 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pipeline
 from pipeline import ExitCode, PuzzleResult
 from solver.formats import parse_puzzle
+from solver.model import Solution
 from solver.reconcile import Correction
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -281,3 +283,79 @@ def test_the_json_output_solves_again_as_a_puzzle_file(tmp_path, capsys):
     assert code == 0
     (again,) = json.loads(out)["puzzles"]
     assert tuple(tuple(row[1:]) for row in again["solution"][1:]) == truth
+
+
+def test_json_of_an_answer_key_and_of_a_page_with_written_entries():
+    """The README's JSON fields an image gives, value by value: an answer key (its digits in
+    `solution`, `unique` null, `answer_to` counting puzzles from 1), corners in pixels to 0.1,
+    the player's `written` digits with rows and columns from 1."""
+    puzzle = parse_puzzle("#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")
+    (truth,) = _brute_force((3, 4), (4, 3))
+    values = {(r + 1, c + 1): d for r, row in enumerate(truth) for c, d in enumerate(row)}
+    corners = np.array([[10.04, 20.06], [110.0, 20.0], [110.0, 120.0], [10.0, 120.0]], np.float32)
+    key = PuzzleResult("answer-key", puzzle, Solution("unique", values), corners_xy=corners,
+                       answer_to=(2, True)).to_json()
+    assert (key["status"], key["kind"], key["unique"]) == ("answer-key", "answer-key", None)
+    assert key["solution"] == [[None, None, None], [None, *truth[0]], [None, *truth[1]]]
+    assert key["answer_to"] == {"puzzle": 3, "agrees": True}
+    assert key["corners"] == [[10.0, 20.1], [110.0, 20.0], [110.0, 120.0], [10.0, 120.0]]
+    assert (key["rows"], key["cols"]) == (3, 3)
+    page = PuzzleResult("solved", puzzle, Solution("unique", values), seconds=0.12345,
+                        written=(((1, 2), 2, True), ((2, 1), 9, False))).to_json()
+    assert (page["kind"], page["unique"], page["answer_to"], page["seconds"]) == ("puzzle", True, None, 0.123)
+    assert page["written"] == [{"row": 2, "col": 3, "digit": 2, "correct": True},
+                               {"row": 3, "col": 2, "digit": 9, "correct": False}]
+
+
+def test_solve_prints_the_grid_with_its_solution_and_says_the_verdict(tmp_path, capsys):
+    """Without --json, stdout is the puzzle in the text format with the solution filled in (one
+    of them when ambiguous, none when there is none); stderr says which it is."""
+    one = _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")
+    (truth,) = _brute_force((3, 4), (4, 3))
+    code, out, err = run(["solve", one], capsys)
+    assert code == 0 and "the solution is unique" in err
+    assert parse_puzzle(out) == parse_puzzle(one.read_text()).with_givens(
+        {(r + 1, c + 1): d for r, row in enumerate(truth) for c, d in enumerate(row)})
+    code, out, err = run(["solve", _write(tmp_path, "amb.txt", AMBIGUOUS)], capsys)
+    filled = parse_puzzle(out)
+    assert code == 1 and "NOT unique" in err
+    block = tuple(tuple(filled.given_at[r, c] for c in (1, 2)) for r in (1, 2))
+    assert block in _brute_force((3, 3), (3, 3))
+    code, out, err = run(["solve", _write(tmp_path, "none.txt", NO_SOLUTION)], capsys)
+    assert code == 5 and parse_puzzle(out) == parse_puzzle(NO_SOLUTION) and "no solution" in err
+    assert "no assignment of digits" in err  # the reason, as a warning
+
+
+def test_json_names_the_input_and_a_time_in_seconds(tmp_path, capsys):
+    path = _write(tmp_path, "one.txt", "#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")
+    _, out, _ = run(["solve", "--json", path], capsys)
+    doc = json.loads(out)
+    assert set(doc) == {"input", "seconds", "puzzles"} and doc["input"] == str(path)
+    assert isinstance(doc["seconds"], float) and isinstance(doc["puzzles"][0]["seconds"], float)
+
+
+def test_errors_name_the_file_once_and_minus_vv_adds_the_traceback(tmp_path, capsys):
+    bad = _write(tmp_path, "bad.txt", IMPOSSIBLE_CLUE)
+    code, _, err = run(["solve", bad], capsys)
+    (line,) = err.splitlines()
+    assert code == 9 and line.count(str(bad)) == 1
+    code, _, err = run(["-vv", "solve", bad], capsys)
+    assert code == 9 and "Traceback" in err and err.splitlines()[0] == line
+    code, _, err = run(["-v", "solve", bad], capsys)
+    assert code == 9 and "Traceback" not in err
+    code, _, err = run(["solve", tmp_path], capsys)  # a folder
+    assert code == 3 and err.count(str(tmp_path)) == 1 and "kakuro batch" in err
+    code, _, err = run(["combos", "5", "0"], capsys)  # no file involved: none named
+    assert code == 3 and err.startswith("kakuro: length 0")
+
+
+def test_help_exits_0(capsys):
+    assert pipeline.main(["--help"]) == 0 and "solve" in capsys.readouterr().out
+
+
+def test_a_puzzle_file_saved_with_a_byte_order_mark_is_read(tmp_path, capsys):
+    path = tmp_path / "bom.txt"
+    path.write_bytes("#   4\\  3\\\n\\3  .   .\n\\4  .   .\n".encode("utf-8-sig"))
+    assert path.read_bytes()[:3] == b"\xef\xbb\xbf"
+    code, _, _ = run(["solve", path], capsys)
+    assert code == 0
