@@ -359,3 +359,10 @@ def test_a_puzzle_file_saved_with_a_byte_order_mark_is_read(tmp_path, capsys):
     assert path.read_bytes()[:3] == b"\xef\xbb\xbf"
     code, _, _ = run(["solve", path], capsys)
     assert code == 0
+
+
+def test_a_broken_json_puzzle_file_exits_3_naming_the_file(tmp_path, capsys):
+    bad = _write(tmp_path, "bad.json", '{"grid": [["#", "3\\\\"]')
+    code, _, err = run(["solve", bad], capsys)
+    (line,) = err.splitlines()
+    assert code == 3 and line.count(str(bad)) == 1 and "invalid JSON" in line

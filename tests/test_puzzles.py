@@ -112,12 +112,28 @@ def test_text_tokens():
     assert (puzzle.kind(0, 2), puzzle.kind(0, 1), puzzle.kind(2, 1)) == ("black", "clue", "white")
 
 
+def test_text_comments_blank_lines_and_bare_diagonals():
+    """Lines starting with ';' (indented too) and blank lines are skipped; a bare diagonal '\\' is a
+    black cell, and the row goes on after it."""
+    puzzle = parse_text("; a comment\n#  23\\  \\  3\\\n\n   ; indented comment\n\\16 .  \\  .\n")
+    assert (puzzle.n_rows, puzzle.n_cols) == (2, 4)
+    assert puzzle.whites == {(1, 1), (1, 3)}
+    assert [puzzle.kind(0, 2), puzzle.kind(1, 2), puzzle.kind(0, 3)] == ["black", "black", "clue"]
+
+
+def test_json_and_csp_files_are_told_apart_after_leading_blank_lines():
+    text = "\n\n" + json.dumps(puzzle_to_json(load_puzzle(SEEDS / "evolutionary_easy.txt")))
+    assert parse_puzzle(text) == load_puzzle(SEEDS / "evolutionary_easy.txt")
+    csp = (SEEDS / "mac_csp_5x6.input0").read_text()
+    assert parse_puzzle("\n  \n" + csp) == parse_csp_input(csp)
+
+
 def test_ragged_rows_error_names_row():
     with pytest.raises(PuzzleFormatError, match=r"row 3 has 2 cells but row 1 has 3"):
         parse_text("#  3\\ 4\\\n\\7 .  .\n\\3 .\n")
 
 
-@pytest.mark.parametrize("token", ["x", "10", "3\\x", "\\\\"])
+@pytest.mark.parametrize("token", ["x", "X", "10", "3\\x", "\\\\"])
 def test_unknown_token_error_names_row_and_column(token):
     with pytest.raises(PuzzleFormatError) as info:
         parse_text(f"#  3\\ 4\\\n\\7 .  {token}\n")
@@ -227,6 +243,10 @@ def test_check_puzzle_error_lists_every_problem():
     assert len(info.value.problems) >= 2
     # One line: the first problem, and how many more.
     assert str(info.value) == f"{info.value.problems[0]} (and {len(info.value.problems) - 1} more problem(s))"
+    with pytest.raises(InvalidPuzzleError) as info:  # two problems: across 30, and the totals
+        check_puzzle(parse_text("#  16\\ 17\\\n\\30 .  .\n\\4 .  .\n"))
+    first, _ = info.value.problems
+    assert str(info.value) == f"{first} (and 1 more problem(s))"
     with pytest.raises(InvalidPuzzleError) as info:
         check_puzzle(parse_text("#  16\\ 17\\\n\\30 .  .\n\\3 .  .\n"))  # only across 30 is wrong
     (problem,) = info.value.problems
