@@ -273,3 +273,24 @@ def test_more_corrections_than_can_be_trusted_are_not_presented_as_solved():
     assert result.status == "unreadable" and result.solution is None
     assert "too many to trust" in result.problems[0]
     assert {(c.cell, c.direction) for c in result.corrections} == set(keys)
+
+
+def test_numbers_that_cannot_be_compared_witness_nothing():
+    """Two readings that both work, and no likeness to be had (no ink on either side: every
+    comparison None): nothing is settled, the reading is unreadable, never solved (README)."""
+    sides = _sides({_SWAP[0]: ((12, 0.5), (16, 0.45)), _SWAP[1]: ((16, 0.5), (12, 0.45))})
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                               resemble=lambda a, b: None, resemble_digits=lambda *args: None)
+    assert result.status == "unreadable"
+
+
+def test_looks_never_settle_a_side_that_needed_a_correction():
+    """Only the readers' first choices can stand by their looks: both swapped clues read 12 first,
+    so each reading that works corrects one of them, and however alike everything looks (a
+    likeness of 1 everywhere), neither is called solved."""
+    sides = _sides({_SWAP[0]: ((12, 0.5), (16, 0.45)), _SWAP[1]: ((12, 0.5), (16, 0.45))})
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                               resemble=lambda a, b: 1.0, resemble_digits=lambda *args: 1.0)
+    assert result.status == "unreadable"
