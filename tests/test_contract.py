@@ -292,13 +292,13 @@ def test_json_of_an_answer_key_and_of_a_page_with_written_entries():
     puzzle = parse_puzzle("#   4\\  3\\\n\\3  .   .\n\\4  .   .\n")
     (truth,) = _brute_force((3, 4), (4, 3))
     values = {(r + 1, c + 1): d for r, row in enumerate(truth) for c, d in enumerate(row)}
-    corners = np.array([[10.04, 20.06], [110.0, 20.0], [110.0, 120.0], [10.0, 120.0]], np.float32)
+    corners = np.array([[10.36, 20.06], [110.0, 20.0], [110.0, 120.0], [10.0, 120.0]], np.float32)
     key = PuzzleResult("answer-key", puzzle, Solution("unique", values), corners_xy=corners,
                        answer_to=(2, True)).to_json()
     assert (key["status"], key["kind"], key["unique"]) == ("answer-key", "answer-key", None)
     assert key["solution"] == [[None, None, None], [None, *truth[0]], [None, *truth[1]]]
     assert key["answer_to"] == {"puzzle": 3, "agrees": True}
-    assert key["corners"] == [[10.0, 20.1], [110.0, 20.0], [110.0, 120.0], [10.0, 120.0]]
+    assert key["corners"] == [[10.4, 20.1], [110.0, 20.0], [110.0, 120.0], [10.0, 120.0]]
     assert (key["rows"], key["cols"]) == (3, 3)
     page = PuzzleResult("solved", puzzle, Solution("unique", values), seconds=0.12345,
                         written=(((1, 2), 2, True), ((2, 1), 9, False))).to_json()
@@ -366,3 +366,16 @@ def test_a_broken_json_puzzle_file_exits_3_naming_the_file(tmp_path, capsys):
     code, _, err = run(["solve", bad], capsys)
     (line,) = err.splitlines()
     assert code == 3 and line.count(str(bad)) == 1 and "invalid JSON" in line
+
+
+@pytest.mark.parametrize("name, problem", [("missing.png", "file not found; check the path"),
+                                           ("folder", "is a folder; use `kakuro batch` for folders"),
+                                           ("book.pdf", "is a PDF; use `kakuro batch FILE.pdf --out DIR` for PDF pages")])
+def test_inputs_solve_cannot_take_are_named_with_what_to_do(tmp_path, capsys, name, problem):
+    path = tmp_path / name
+    if name == "folder":
+        path.mkdir()
+    elif name == "book.pdf":
+        shutil.copy(SAMPLES / "printable_4x7x7_with_givens_a.pdf", path)
+    code, out, err = run(["solve", path], capsys)
+    assert code == 3 and out == "" and err == f"kakuro: {path}: {problem}\n"

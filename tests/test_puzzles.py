@@ -258,3 +258,22 @@ def test_unsolvable_puzzle_reports_none():
     puzzle = check_puzzle(parse_text("#   4\\  4\\\n\\3 .  .\n\\5 .  .\n"))
     assert count_fillings(puzzle, limit=1) == 0
     assert solve_puzzle(puzzle).status == "none"
+
+
+def test_white_cells_may_be_typed_as_0_or_underscore():
+    assert parse_text("#  3\\ 4\\\n\\7 0  _\n") == parse_text("#  3\\ 4\\\n\\7 .  .\n")
+
+
+def test_solution_grid_with_tabs():
+    assert parse_solution_grid("#\t1\t2\n#\t3\t#\n") == {(0, 1): 1, (0, 2): 2, (1, 1): 3}
+
+
+def test_a_file_that_is_not_text_names_itself(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("#  3\\ 4\\\n\\7 .  .  \xe9\n".encode("latin-1"))
+    with pytest.raises(PuzzleFormatError) as info:
+        load_puzzle(path)
+    assert str(info.value) == f"{path}: not a text puzzle file"
+    with pytest.raises(PuzzleFormatError) as info:
+        load_puzzle(tmp_path / "missing.txt")
+    assert str(info.value) == f"{tmp_path / 'missing.txt'}: cannot read: No such file or directory"

@@ -294,3 +294,12 @@ def test_looks_never_settle_a_side_that_needed_a_correction():
     result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
                                resemble=lambda a, b: 1.0, resemble_digits=lambda *args: 1.0)
     assert result.status == "unreadable"
+
+
+def test_a_correction_describes_itself_counting_from_1():
+    from solver.reconcile import Correction
+
+    assert Correction((2, 4), "down", 17, 11, True).describe() == \
+        "row 3, column 5, down: read 17, used 11 (forced by the puzzle's rules)"
+    assert Correction((0, 1), "across", None, 4, False).describe() == \
+        "row 1, column 2, across: read nothing legible, used 4 (a guess)"
