@@ -163,3 +163,43 @@ def _beside_white(kinds: np.ndarray) -> np.ndarray:
     beside[:, :-1] |= white[:, 1:]
     beside[:-1, :] |= white[1:, :]
     return beside
+
+
+#: A puzzle magazine's look drawn by hand: "#" a mid-grey block, "c" a light grey clue cell with
+#: its numbers in the corners and no diagonal, "." a white cell.
+_THREE_TONES = ["##cc#",
+                "#c..c",
+                "c....",
+                "c..c.",
+                "#c..#"]
+
+
+@pytest.mark.parametrize("clue_grey, block_grey", [(200, 130), (215, 150), (190, 110)])
+def test_light_grey_clue_cells_between_white_cells_and_grey_blocks(clue_grey, block_grey):
+    """Three tones: the split may fall between clues and blocks, leaving the clue cells with the
+    white ones; their numbers in the corners say they are clue cells."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from vision.types import Lattice
+
+    side, n = 56, len(_THREE_TONES)
+    img = Image.new("L", (n * side + 1, n * side + 1), 245)
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", side // 4)
+    for r, row in enumerate(_THREE_TONES):
+        for c, kind in enumerate(row):
+            x0, y0 = c * side, r * side
+            if kind == "#":
+                draw.rectangle([x0, y0, x0 + side, y0 + side], fill=block_grey)
+            elif kind == "c":
+                draw.rectangle([x0, y0, x0 + side, y0 + side], fill=clue_grey)
+                draw.text((x0 + 0.72 * side, y0 + 0.25 * side), "23", fill=20, font=font, anchor="mm")
+                draw.text((x0 + 0.3 * side, y0 + 0.75 * side), "16", fill=20, font=font, anchor="mm")
+    for k in range(n + 1):
+        draw.line([(0, k * side), (n * side, k * side)], fill=40, width=2)
+        draw.line([(k * side, 0), (k * side, n * side)], fill=40, width=2)
+    image = np.asarray(img)
+    edges = tuple(float(v) for v in range(0, image.shape[0], side))
+    kinds = classify_cells(image, Lattice(edges, edges)).kinds
+    truth = np.array([[{"#": "black", "c": "clue", ".": "white"}[k] for k in row] for row in _THREE_TONES])
+    assert (kinds == truth).all(), f"read:\n{kinds}\ntruth:\n{truth}"

@@ -160,12 +160,47 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         log.debug("cells: %d white-looking cells carry a diagonal", int(faint.sum()))
         non_white |= faint
         confidence = np.where(faint, 0.75, confidence)
+    numbered = _numbered_grey_cells(warped, lattice, feats.tone, non_white | forced)
+    if numbered.any():
+        log.debug("cells: %d grey cells taken for white carry numbers in their corners", int(numbered.sum()))
+        non_white |= numbered
+        confidence = np.where(numbered, 0.75, confidence)
     page = _page_beside_filled_cells(feats.tone, non_white | forced)
     if page.any():
         log.debug("cells: %d cells of bare page beside white cells filled grey", int(page.sum()))
         non_white |= page
         confidence = np.where(page, 0.75, confidence)
     return _classes(non_white, confidence, forced)
+
+
+#: A cell taken for white is apart from the white cells' tone when this much darker than their
+#: median (and well outside their spread).
+_GREY_APART = 0.12
+
+
+def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, tone: np.ndarray, non_white: np.ndarray
+                         ) -> np.ndarray:
+    """Cells taken for white that are light grey clue cells: apart from the white cells' tone
+    and carrying a number in a corner.
+
+    With three tones (white cells, light grey clue cells, darker blocks) the split may fall
+    between the clues and the blocks. A white cell in shadow is as grey, but a number it holds
+    (a given) stands in its middle, not in a corner.
+    """
+    white = ~non_white
+    if white.sum() < 4:
+        return np.zeros_like(non_white)
+    level = float(np.median(tone[white]))
+    spread = 1.4826 * float(np.median(np.abs(tone[white] - level)))
+    grey = white & (tone > level + max(_GREY_APART, 6 * spread))
+    if not grey.any() or grey.sum() > 0.5 * white.sum():
+        return np.zeros_like(non_white)
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    numbered = np.zeros_like(non_white)
+    for r, c in zip(*np.nonzero(grey)):
+        numbered[r, c] = _number_in_a_corner(_crop(gray, lattice.col_edges[c], lattice.row_edges[r],
+                                                   lattice.col_edges[c + 1], lattice.row_edges[r + 1], 0.0))
+    return numbered
 
 
 #: White cells printed this grey (or darker) are filled, not paper (a generated book's style).
