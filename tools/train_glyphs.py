@@ -240,7 +240,25 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
     rows, cols = int(rng.integers(5, 16)), int(rng.integers(5, 16))
     level = str(rng.choice(["clean", "photo", "photo", "hard"]))
     try:
-        if seed % 2:
+        if seed % 3 == 2:
+            # The print styles of the world (numbers in discs, grey and tinted cells, dark mode,
+            # app tiles, ...), each glyph cut as the reader cuts it from that look.
+            from vision import render
+            from vision.render import STYLE_FAMILIES, render_family
+
+            # Only the training fonts: the held-out ones measure generalisation.
+            printed, pen = render.available_fonts()
+            allowed = set(fonts)
+            render.available_fonts = lambda: (tuple(p for p in printed if p in allowed) or tuple(fonts),
+                                              tuple(p for p in pen if p in allowed) or tuple(fonts))
+            families = [f for f in STYLE_FAMILIES if f != "answer_key"]
+            family = families[int(rng.integers(len(families)))]
+            puzzle, values = random_puzzle(rng, rows, cols)
+            longest = max(rows, cols)
+            cell_px = int(rng.integers(max(30, 300 // longest + 1), min(80, 1600 // longest) + 1))
+            image, _, _, _ = render_family(rng, family, [puzzle], [values], cell_px=cell_px,
+                                           level=None if level == "clean" else level)
+        elif seed % 2:
             # The other renderer: its own styles, layouts, givens and pen marks.
             from vision import synth
 
@@ -287,8 +305,9 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
 def harvest_pipeline_glyphs(fonts: list[str], n_images: int, seed: int, jobs: int = 2
                             ) -> tuple[list[np.ndarray], np.ndarray]:
     """Glyph masks as the reader really sees them (after locating, rectifying, splitting and line
-    removal), from puzzles drawn in the training fonts by ``vision.render`` and ``vision.synth``
-    (alternately) and photographed."""
+    removal), from puzzles drawn in the training fonts by ``vision.render``, ``vision.synth`` and
+    ``vision.render``'s style families (numbers in discs, grey and tinted cells, dark mode, app
+    tiles; one image in three) and photographed."""
     import multiprocessing
 
     tasks = [(seed * 100000 + i, fonts) for i in range(n_images)]
