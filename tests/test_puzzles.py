@@ -277,3 +277,26 @@ def test_a_file_that_is_not_text_names_itself(tmp_path):
     with pytest.raises(PuzzleFormatError) as info:
         load_puzzle(tmp_path / "missing.txt")
     assert str(info.value) == f"{tmp_path / 'missing.txt'}: cannot read: No such file or directory"
+
+
+def _found(puzzle) -> set[tuple]:
+    return {(p.row, p.col, p.rule, p.direction) for p in validate_puzzle(puzzle)}
+
+
+def test_every_broken_rule_is_named_with_its_clue_cell_and_direction():
+    """Each problem names its clue cell (0-based here) and side, as the web page marks them; one
+    problem does not hide the runs after it. Worked out by hand: down 7 has no cell below it,
+    the across run of 3 repeats the given 1, across 30 cannot fill two cells, across 5 has no
+    cell to its right, and the across clues total 38 against the down clues' 26."""
+    puzzle = parse_text("#    3\\   16\\  7\\\n\\3   1    1    #\n\\30  .    .    \\5\n")
+    assert _found(puzzle) == {(0, 3, "empty-run", "down"), (1, 0, "given-repeated", "across"),
+                              (2, 0, "clue-out-of-range", "across"), (2, 3, "empty-run", "across"),
+                              (None, None, "totals-differ", None)}
+    # A given of 5 in a run of two that sums to 3.
+    assert _found(parse_text("#  4\\ 6\\\n\\3 .  5\n\\7 .  .\n")) == {(1, 0, "given-sum", "across")}
+    # A given that is no digit (only a hand-built puzzle can hold one).
+    valid = parse_text("#   16\\ 17\\\n\\16 .   .\n\\17 .   .\n")
+    assert _found(valid.with_givens({(1, 1): 10})) == {(1, 1, "bad-given", None)}
+    # A run of ten cells, then a clue out of range after it.
+    long = parse_text("\\45 " + " .  " * 10 + "\n\\30 .  .  " + "#  " * 8 + "\n")
+    assert {(0, 0, "run-too-long", "across"), (1, 0, "clue-out-of-range", "across")} <= _found(long)
