@@ -148,6 +148,9 @@ def test_many_corrections_that_together_are_unlikely_are_not_presented_as_solved
     assert result.status == "unreadable" and result.solution is None
     assert "5 corrections" in result.problems[0] and "together" in result.problems[0]
     assert set(result.suspect_runs) == set(keys)
+    # The corrections that would be needed are listed, none of them forced.
+    assert {(c.cell, c.direction): (c.read, c.used, c.forced) for c in result.corrections} == {
+        key: (_clue(*key, TRUTH) - 1, _clue(*key, TRUTH), False) for key in keys}
     # The same doubts on three of them, each even odds, are still corrected (1 in ~2 all told;
     # five would be more corrections than are trusted, see the test below).
     overrides = {}
@@ -303,3 +306,34 @@ def test_a_correction_describes_itself_counting_from_1():
         "row 3, column 5, down: read 17, used 11 (forced by the puzzle's rules)"
     assert Correction((0, 1), "across", None, 4, False).describe() == \
         "row 1, column 2, across: read nothing legible, used 4 (a guess)"
+
+
+def test_a_layout_with_a_run_longer_than_nine_is_unreadable_naming_it():
+    """Ten white cells in a row (a lost grid line reads two runs as one): no Kakuro run is that
+    long, so the reading is unreadable and says where, never solved."""
+    whites = frozenset((1, c) for c in range(1, 11))
+    clue_cells = ((0, c) for c in range(1, 11))
+    sides = (SideReading((1, 0), "across", ((45, 0.99),)),
+             *(SideReading((0, c), "down", ((c if c < 10 else 0, 0.99),)) for c in range(1, 10)))
+    result = reconcile_reading(2, 11, whites, ((1, 0), *clue_cells), sides)
+    assert result.status == "unreadable" and result.solution is None
+    assert any("row 2, column 1" in p and "longer than 9" in p for p in result.problems)
+    assert (result.puzzle.n_rows, result.puzzle.n_cols) == (2, 11)
+
+
+@pytest.mark.parametrize("same, other, solved", [(0.97, 0.10, True), (0.95, 0.0, True), (0.90, 0.10, False),
+                                                 (0.97, 0.96, False)])
+def test_a_first_choice_stands_only_when_it_looks_like_its_value_and_clearly_not_the_rivals(same, other, solved):
+    """The README's rule for a rival reading: the disputed numbers, read first as they look, must
+    have a likeness of 0.95 or more to undisputed clues of the same value and be three times
+    nearer to them than to any of the rival's value. Likeness here is given outright: ``same``
+    between numbers read alike, ``other`` between numbers read differently."""
+    sides = _sides({_SWAP[0]: ((12, 0.5), (16, 0.45)), _SWAP[1]: ((16, 0.5), (12, 0.45))})
+    first = {(s.cell, s.direction): s.options[0][0] for s in sides}
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                               resemble=lambda a, b: same if first[a] == first[b] else other)
+    assert (result.status == "solved") is solved
+    assert result.status in ("solved", "unreadable")
+    if solved:
+        assert result.puzzle == TRUTH
