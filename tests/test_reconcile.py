@@ -94,6 +94,9 @@ def test_two_disputed_readings_that_both_work_are_not_presented_as_solved():
         result = _reconcile(_sides(overrides))
         assert result.status == "unreadable", first
         assert "two readings" in result.problems[0]
+        for ((r, c), direction), t in ((a, ta), (d, td)):  # each disputed clue named, with both values
+            side = f"row {r + 1}, column {c + 1} ({direction})"
+            assert f"{side} {t} or {t + 1}" in result.problems[0] or f"{side} {t + 1} or {t}" in result.problems[0]
 
 
 def test_several_misreads_at_once_are_all_corrected():
@@ -181,6 +184,7 @@ def test_a_puzzle_with_several_solutions_as_read_is_ambiguous_not_corrected():
     result = reconcile_reading(puzzle.n_rows, puzzle.n_cols, puzzle.whites, clue_cells, tuple(sides))
     assert result.status == "ambiguous" and result.puzzle == puzzle
     assert result.solution is not None and result.solution.status == "multiple"
+    assert result.corrections == ()
 
 
 def test_alternatives_the_readers_gave_no_chance_at_all_are_still_weighed():
