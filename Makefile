@@ -7,7 +7,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # tests' held-out fonts (never trained on) and the synthetic renders' variety.
 DEBS   := tesseract-ocr chromium fonts-dejavu-core fonts-liberation fonts-noto-core fonts-urw-base35 fonts-freefont-ttf
 
-.PHONY: setup demo test test-fast bench clean
+.PHONY: setup demo test test-fast mutation bench clean
 
 $(BIN)/kakuro: pyproject.toml
 	@dpkg-query -W -f='$${Status}\n' $(DEBS) 2>/dev/null | grep -c '^install ok installed' | grep -qx $(words $(DEBS)) \
@@ -30,8 +30,22 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -n 2 -m "not slow"
 
+# Mutation testing (not part of `make test`; see README): the solver's model, formats, rules and
+# reading reconciliation, and pipeline.py's command line. MUTATION_JOBS mutants at a time.
+MUTATION_JOBS ?= 2
+MUTANTS := 'solver.reconcile.*' 'solver.model.*' 'solver.formats.*' 'solver.validate.*' \
+	'solver.combos.*' 'solver.errors.*' \
+	'pipeline.x_main__*' 'pipeline.x_cmd_solve__*' 'pipeline.x_cmd_check__*' 'pipeline.x_cmd_combos__*' \
+	'pipeline.x__worst__*' 'pipeline.x*PuzzleResult*to_json__*' 'pipeline.x_solve_puzzle_file__*' \
+	'pipeline.x__load_input__*' 'pipeline.x__print_result_text__*'
+
+mutation: setup
+	$(BIN)/pip install -q -e '.[test,mutation]'
+	$(BIN)/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
+	$(BIN)/mutmut results
+
 bench: setup
 	$(BIN)/python bench/solver.py
 
 clean:
-	rm -rf $(VENV) out *.egg-info
+	rm -rf $(VENV) out *.egg-info mutants
