@@ -270,7 +270,7 @@ def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = Fal
                 whole = [disc for other in (False, True) for disc in _discs(
                     _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE))]
             found = [(digit, side) for digit, side in whole if side * sign > 0]
-        discs.append(_strongest([digit for digit, _ in found]) if found else None)
+        discs.append(np.maximum.reduce([digit for digit, _ in found]) if found else None)
     return (halves[0], halves[1]), (discs[0], discs[1])
 
 
@@ -284,19 +284,6 @@ _DISC_SIZE = (0.16, 0.62)        # diameter, share of the cell side
 _DISC_RIM = 2                    # pixels of the disc's edge (and its outline) left out
 _DISC_DIGIT_H = 0.3              # the digits in a disc are at least this share of its height
 _DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of its digits
-
-
-def _strongest(inks: Sequence[np.ndarray]) -> np.ndarray:
-    out = inks[0]
-    for ink in inks[1:]:
-        out = np.maximum(out, ink)
-    return out
-
-
-def _digits_in_disc(ink: np.ndarray) -> np.ndarray | None:
-    """The digits inside the discs in one half's ink, as ink on their own (None without a disc)."""
-    found = _discs(ink)
-    return _strongest([digit for digit, _ in found]) if found else None
 
 
 def _discs(ink: np.ndarray) -> list[tuple[np.ndarray, float]]:
