@@ -14,7 +14,8 @@ The network (see ``vision.glyphs``) is trained with PyTorch, which only this too
 build is enough: ``pip install torch --index-url https://download.pytorch.org/whl/cpu``); the
 reader runs the shipped weights in numpy.
 
-Usage: ``python tools/train_glyphs.py [--out vision/data/glyphs.npz] [--per-class 32] [--seed 0]``
+Usage: ``python tools/train_glyphs.py [--out vision/data/glyphs.npz] [--per-class 32] [--seed 0]
+[--harvest-cache glyphs-harvest.npz]``
 """
 from __future__ import annotations
 
@@ -287,8 +288,17 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
             crop = _cell_crop(warped, read_lattice, clue.row, clue.col)
             if min(crop.shape[:2]) < 8:
                 continue
-            for half, value in [(h, v) for level in ocr.WEAK_LEVELS
-                                 for h, v in zip(ocr.split_clue_cell(crop, weak_level=level), (clue.down, clue.across))]:
+            cut = []
+            for level in ocr.WEAK_LEVELS:
+                halves, discs = ocr._split_with_discs(crop, level)
+                for half, disc, value in zip(halves, discs, (clue.down, clue.across)):
+                    # A number in a disc is read from the disc's digits, which come out the
+                    # same at every level: those once, not the disc as a blot.
+                    if disc is None:
+                        cut.append((half, value))
+                    elif level == ocr.WEAK_LEVELS[0]:
+                        cut.append((disc, value))
+            for half, value in cut:
                 glyphs = ocr._segment(half)
                 digits = [] if value is None else [int(ch) for ch in str(value)]
                 if len(glyphs) == len(digits):
@@ -401,6 +411,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--harvest", type=int, default=600,
                     help="rendered puzzles whose glyphs, as the pipeline cuts them, join the training set")
+    ap.add_argument("--harvest-cache", type=Path, default=None, metavar="NPZ",
+                    help="keep the harvested glyphs here, and reuse them when the file exists (the "
+                         "harvest is most of a retrain's time; delete the file after changing how "
+                         "the reader cuts glyphs)")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
 
@@ -411,10 +425,17 @@ def main(argv: list[str] | None = None) -> int:
     x, a, y = make_dataset(fonts, args.per_class, rng)
     xv, av, yv = make_dataset(fonts, max(4, args.per_class // 8), rng)
     if args.harvest:
-        masks, labels = harvest_pipeline_glyphs(fonts, args.harvest, args.seed, args.jobs)
-        keep = [i for i, m in enumerate(masks) if m.any()]
-        (xh, ah), yh = glyph_inputs([masks[i] for i in keep]), labels[keep]
-        print(f"harvested {len(yh)} pipeline glyphs ({time.time() - t0:.0f} s)", file=sys.stderr)
+        if args.harvest_cache is not None and args.harvest_cache.exists():
+            with np.load(args.harvest_cache) as cached:
+                xh, ah, yh = cached["images"], cached["log_aspect"], cached["labels"]
+            print(f"{len(yh)} pipeline glyphs from {args.harvest_cache}", file=sys.stderr)
+        else:
+            masks, labels = harvest_pipeline_glyphs(fonts, args.harvest, args.seed, args.jobs)
+            keep = [i for i, m in enumerate(masks) if m.any()]
+            (xh, ah), yh = glyph_inputs([masks[i] for i in keep]), labels[keep]
+            print(f"harvested {len(yh)} pipeline glyphs ({time.time() - t0:.0f} s)", file=sys.stderr)
+            if args.harvest_cache is not None:
+                np.savez_compressed(args.harvest_cache, images=xh, log_aspect=ah, labels=yh)
         # Twice: they are what the reader meets, the rendered digits are what it must generalise from.
         x, a, y = np.concatenate([x, xh, xh]), np.concatenate([a, ah, ah]), np.concatenate([y, yh, yh])
     print(f"train {len(y)} / val {len(yv)} glyphs ({time.time() - t0:.0f} s)", file=sys.stderr)

@@ -261,14 +261,14 @@ def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = Fal
                         min_contrast=_MIN_CLUE_CONTRAST)
         halves.append(_remove_lines(ink, region))
         # Found without the lines: a disc drawn against the diagonal would be one piece with it.
-        found = _discs(halves[-1])
+        found = _discs(halves[-1], gray)
         if not found and not flip:
             # A disc can fill most of its small triangle, so that the half takes the disc for
             # paper. Across the whole cell the discs are round pieces of one tone, whichever
             # tone the cell's border band makes paper (large discs reach into it): look in both.
             if whole is None:
                 whole = [disc for other in (False, True) for disc in _discs(
-                    _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE))]
+                    _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE), gray)]
             found = [(digit, side) for digit, side in whole if side * sign > 0]
         discs.append(np.maximum.reduce([digit for digit, _ in found]) if found else None)
     return (halves[0], halves[1]), (discs[0], discs[1])
@@ -286,7 +286,7 @@ _DISC_DIGIT_H = 0.3              # the digits in a disc are at least this share 
 _DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of its digits
 
 
-def _discs(ink: np.ndarray) -> list[tuple[np.ndarray, float]]:
+def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
     """The digits inside each disc in ``ink``, as ink on their own, with the side of the cell's
     diagonal the disc's centre lies on (the sign of :data:`_D` there).
 
@@ -294,16 +294,14 @@ def _discs(ink: np.ndarray) -> list[tuple[np.ndarray, float]]:
     "8" can pass for one; the caller keeps this reading only where it is the surer one.
 
     Seen against the cell, a light disc is the ink and its dark digits are holes in it; the
-    reader wants the digits. So the holes inside the disc's hull become the ink, with a strength
-    mirrored from the disc's, and all outside the disc (its outline, the diagonal, the cell)
-    goes. Either polarity: a dark disc on a light cell comes out the same way.
+    reader wants the digits. They are measured in ``gray`` (the cell) from the disc's own tone to
+    its darkest stroke (or lightest, for a dark disc): small digits blur towards the disc's tone
+    and would fall below any level taken from the cell's paper. All outside the disc (its
+    outline, the diagonal, the cell) goes.
     """
     binary = (ink > 0).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    # Inside a disc, what is not disc is digit: fully so where the disc reading found no ink at
-    # all, partly on the anti-aliased edges of the strokes. The paper inside a "0" or a "6" is
-    # disc too, though not joined to the rest.
-    mirrored = np.where(binary > 0, 255 - ink.astype(np.int32), 255)
+    smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -314,26 +312,40 @@ def _discs(ink: np.ndarray) -> list[tuple[np.ndarray, float]]:
         contours, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.convexHull(np.vstack(contours))
         hull_area = cv2.contourArea(hull)
-        _, radius = cv2.minEnclosingCircle(hull)
+        (cx, cy), radius = cv2.minEnclosingCircle(hull)
         if not (hull_area >= _DISC_ROUND * np.pi * radius ** 2 and area >= _DISC_SOLID * hull_area):
             continue
-        inside = np.zeros_like(piece)
-        cv2.drawContours(inside, [hull], -1, 1, thickness=-1)
-        inside = cv2.erode(inside, np.ones((2 * _DISC_RIM + 1, 2 * _DISC_RIM + 1), np.uint8)) > 0
-        # Small digits blur towards the disc's tone: measure them from the disc's own level and
-        # its darkest stroke, not from the cell's paper.
-        vals = mirrored[inside]
-        disc_level, stroke_level = float(np.percentile(vals, 10)), float(vals.max())
-        if stroke_level - disc_level < _DISC_DIGIT_CONTRAST:
+        filled = np.zeros_like(piece)
+        cv2.drawContours(filled, [hull], -1, 1, thickness=-1)
+        inside = cv2.erode(filled, np.ones((2 * _DISC_RIM + 1, 2 * _DISC_RIM + 1), np.uint8))
+        around = cv2.dilate(filled, np.ones((7, 7), np.uint8)) > cv2.dilate(filled, np.ones((3, 3), np.uint8))
+        if not inside.any() or not around.any():
+            continue
+        vals = smooth[inside > 0]
+        if np.median(smooth[piece > 0]) > np.median(smooth[around]):  # a light disc, dark digits
+            disc_level = float(np.percentile(vals, 90))
+            depth = disc_level - smooth
+        else:
+            disc_level = float(np.percentile(vals, 10))
+            depth = smooth - disc_level
+        contrast = float(depth[inside > 0].max())
+        if contrast < _DISC_DIGIT_CONTRAST:
             continue  # a plain blot, no number in it
-        strength = np.clip((mirrored - disc_level) / (stroke_level - disc_level), 0.0, 1.0)
-        digit = np.where(inside & (strength >= 0.5), np.rint(255 * strength), 0).astype(np.uint8)
+        strength = np.clip(depth / contrast, 0.0, 1.0)
+        digit = np.where((inside > 0) & (strength >= 0.5), np.rint(255 * strength), 0).astype(np.uint8)
+        # The disc's blurred edge, where it is left inside the hull, is a thin arc along it; a
+        # digit lies mostly away from the edge.
+        to_edge = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
+        m, parts = cv2.connectedComponents((digit > 0).astype(np.uint8), connectivity=8)
+        for j in range(1, m):
+            part = parts == j
+            if np.mean(to_edge[part] <= max(2.0, 0.1 * radius)) > 0.5:
+                digit[part] = 0
         if np.count_nonzero(digit) < 0.025 * hull_area:
             continue  # a plain blot, no number in it
         _, _, hole_stats, _ = cv2.connectedComponentsWithStats((digit > 0).astype(np.uint8), connectivity=8)
         if hole_stats[1:, cv2.CC_STAT_HEIGHT].max() < _DISC_DIGIT_H * h:
             continue  # a bold "8" or "9": round and solid too, but its holes are small
-        (cx, cy), _ = cv2.minEnclosingCircle(hull)
         out.append((digit, float(cx - cy)))
     return out
 
