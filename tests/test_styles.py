@@ -199,3 +199,52 @@ def test_thin_light_numbers_on_a_mid_grey_tile_are_read(down, across):
     cell = _faint_cell(down, across)
     d, a = read_clue_cell(cell)
     assert (d.value, a.value) == (down, across)
+
+
+def _small_disc_cell(down: int, across: int, *, side: int, font_px: int, squash: float) -> np.ndarray:
+    """A clue cell with each number in a white disc on black, printed small and seen a little
+    blurred; ``squash`` < 1 draws the discs as upright ellipses, as a grid seen askew leaves them
+    after straightening. Drawn four times larger and shrunk, as a camera sees print."""
+    import cv2
+    from PIL import Image, ImageDraw, ImageFont
+
+    big = 4 * side
+    img = Image.new("L", (big, big), 15)
+    draw = ImageDraw.Draw(img)
+    draw.line([(0, 0), (big, big)], fill=200, width=8)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 4 * font_px)
+    r = 0.2 * big
+    for value, (cx, cy) in ((down, (0.3 * big, 0.7 * big)), (across, (0.7 * big, 0.3 * big))):
+        draw.ellipse([cx - squash * r, cy - r, cx + squash * r, cy + r], fill=245)
+        draw.text((cx, cy), str(value), fill=25, font=font, anchor="mm")
+    small = cv2.resize(np.asarray(img), (side, side), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (0, 0), 0.8)
+
+
+_DISC_NUMBERS = [(12, 5), (19, 6), (22, 7), (3, 16), (45, 8), (6, 13), (17, 9), (24, 4)]
+
+
+@pytest.mark.parametrize("side, font_px, squash, at_least", [
+    (48, 11, 0.82, 8),  # discs seen askew: ellipses
+    (28, 7, 1.0, 7),    # digits 7 pixels high, blurred towards the disc's white
+])
+def test_small_or_askew_numbers_in_discs_are_read(side, font_px, squash, at_least):
+    """Eight clue cells read together, as one grid's cells are; the numbers are known by
+    construction."""
+    from vision.ocr import read_clues_two_readers
+
+    cells = [_small_disc_cell(d, a, side=side, font_px=font_px, squash=squash) for d, a in _DISC_NUMBERS]
+    reads = read_clues_two_readers(cells, second_opinion=False)
+    right = sum((d.value, a.value) == pair for (d, a), pair in zip(reads, _DISC_NUMBERS))
+    assert right >= at_least, [(d.value, a.value) for d, a in reads]
+
+
+def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
+    """White bold numbers on grey app tiles: a "0" seen a little askew is as round as a disc and its
+    hole as large as a digit, so alone it would read "10" as "1". No other number of the grid sits
+    in a disc, so none is read as one. Rendered from a corpus puzzle (its transcription)."""
+    truth = load_puzzle(IMAGES / "rounded_app_bold_zeros_9x9_render.txt")
+    (res,) = solve_image(load_image(IMAGES / "rounded_app_bold_zeros_9x9_render.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)

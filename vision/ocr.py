@@ -274,16 +274,19 @@ def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = Fal
     return (halves[0], halves[1]), (discs[0], discs[1])
 
 
-#: A number printed in a disc (Japanese puzzle books, apps): the disc is round (its hull as wide
-#: as high and filling the smallest circle around it: a bold "0" is narrower than high, a blurred
-#: "10" a rounded box), mostly disc, not digit, and of a size that fits a triangle.
+#: A number printed in a disc (Japanese puzzle books, apps): the disc is round or, seen askew, an
+#: ellipse (a blurred "10" is a rounded box), mostly disc, not digit, and of a size that fits a
+#: triangle. A bold "0" can pass all that; the grid's other numbers tell (``_DISC_GRID_SHARE``).
 _DISC_ASPECT = (0.8, 1.25)
-_DISC_ROUND = 0.88               # hull area / area of the smallest circle around it (a square: 0.64)
+_DISC_ROUND = 0.9                # overlap (IoU) of the hull with the ellipse fitted to it
 _DISC_SOLID = 0.55               # disc ink / hull area
 _DISC_SIZE = (0.16, 0.62)        # diameter, share of the cell side
 _DISC_RIM = 2                    # pixels of the disc's edge (and its outline) left out
 _DISC_DIGIT_H = 0.3              # the digits in a disc are at least this share of its height
 _DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of its digits
+_DISC_OPEN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # wider than a line, narrower than a disc
+_DISC_GRID_SHARE = 0.5          # of a grid's numbered halves, at least this many in discs
+_DISC_WEAK = 0.25                # share of that contrast down to which a digit's stroke is followed
 
 
 def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
@@ -300,23 +303,26 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
     outline, the diagonal, the cell) goes.
     """
     binary = (ink > 0).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     out = []
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[i])
+    taken = np.zeros_like(binary)
+    for piece_mask in _disc_candidates(binary):
+        if taken[piece_mask].any():
+            continue  # the same disc, already found as it was
+        ys, xs = np.nonzero(piece_mask)
+        w, h = int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
         if not (_DISC_SIZE[0] * _S <= max(w, h) <= _DISC_SIZE[1] * _S
                 and _DISC_ASPECT[0] <= w / h <= _DISC_ASPECT[1]):
             continue
-        piece = (labels == i).astype(np.uint8)
-        contours, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours, _ = cv2.findContours(piece_mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.convexHull(np.vstack(contours))
         hull_area = cv2.contourArea(hull)
         (cx, cy), radius = cv2.minEnclosingCircle(hull)
-        if not (hull_area >= _DISC_ROUND * np.pi * radius ** 2 and area >= _DISC_SOLID * hull_area):
-            continue
-        filled = np.zeros_like(piece)
+        filled = np.zeros_like(binary)
         cv2.drawContours(filled, [hull], -1, 1, thickness=-1)
+        piece = binary & filled
+        if not (_ellipse_likeness(filled) >= _DISC_ROUND and np.count_nonzero(piece) >= _DISC_SOLID * hull_area):
+            continue
         inside = cv2.erode(filled, np.ones((2 * _DISC_RIM + 1, 2 * _DISC_RIM + 1), np.uint8))
         around = cv2.dilate(filled, np.ones((7, 7), np.uint8)) > cv2.dilate(filled, np.ones((3, 3), np.uint8))
         if not inside.any() or not around.any():
@@ -332,7 +338,14 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
         if contrast < _DISC_DIGIT_CONTRAST:
             continue  # a plain blot, no number in it
         strength = np.clip(depth / contrast, 0.0, 1.0)
-        digit = np.where((inside > 0) & (strength >= 0.5), np.rint(255 * strength), 0).astype(np.uint8)
+        # Hysteresis, as for any ink: a blurred digit's thin strokes (the slant of a "2") fade to
+        # a quarter of its darkest, yet they are what joins its pieces into one digit.
+        weak = ((inside > 0) & (strength >= _DISC_WEAK)).astype(np.uint8)
+        m, parts = cv2.connectedComponents(weak, connectivity=8)
+        seeded = np.zeros(m, bool)
+        seeded[np.unique(parts[strength >= 0.5])] = True
+        seeded[0] = False
+        digit = np.where(seeded[parts], np.rint(255 * strength), 0).astype(np.uint8)
         # The disc's blurred edge, where it is left inside the hull, is a thin arc along it; a
         # digit lies mostly away from the edge.
         to_edge = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
@@ -347,7 +360,38 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
         if hole_stats[1:, cv2.CC_STAT_HEIGHT].max() < _DISC_DIGIT_H * h:
             continue  # a bold "8" or "9": round and solid too, but its holes are small
         out.append((digit, float(cx - cy)))
+        taken |= filled
     return out
+
+
+def _ellipse_likeness(shape: np.ndarray) -> float:
+    """Intersection over union of a filled shape and the ellipse fitted to its outline: about 1
+    for a disc, seen straight or askew; 0.8 for a square, less for a triangle."""
+    contours, _ = cv2.findContours(shape.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    points = np.vstack(contours)
+    if len(points) < 5:
+        return 0.0
+    ellipse = np.zeros_like(shape, np.uint8)
+    cv2.ellipse(ellipse, cv2.fitEllipse(points), 1, thickness=-1)
+    inside = shape > 0
+    return float(np.count_nonzero(inside & (ellipse > 0)) / max(1, np.count_nonzero(inside | (ellipse > 0))))
+
+
+def _disc_candidates(binary: np.ndarray):
+    """The pieces of ``binary`` as they are, then as they look with the digits' holes filled and
+    thin strokes cut off: what line removal left of a blurred diagonal or border, touching a disc,
+    makes it look unround. As they are first: opening wears away the thin ring of a disc whose
+    bold digits reach its edge."""
+    n, labels = cv2.connectedComponents(binary, connectivity=8)
+    for i in range(1, n):
+        yield labels == i
+    solid = binary.copy()
+    cv2.floodFill(solid, np.zeros((_S + 2, _S + 2), np.uint8), (0, 0), 2)
+    solid = (solid != 2).astype(np.uint8) if binary[0, 0] == 0 else binary
+    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, _DISC_OPEN)
+    n, labels = cv2.connectedComponents(solid, connectivity=8)
+    for i in range(1, n):
+        yield labels == i
 
 
 def digit_pieces(half: np.ndarray) -> list[np.ndarray]:
@@ -725,6 +769,12 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     # holes as the digits where a half holds a disc, and keep that where it is the surer reading.
     in_disc = [[h for _, discs in split for h in discs] for split in splits]
     with_disc = [i for i in range(n) if any(level[i] is not None for level in in_disc)]
+    # A grid prints its numbers in discs throughout or not at all. Alone, a bold "0" seen a
+    # little askew is as round as a disc and its hole as big as a digit: only where most of the
+    # grid's numbers look like discs are discs read.
+    numbered = sum(1 for i in range(n) if reads[i].value is not None or i in with_disc)
+    if len(with_disc) < _DISC_GRID_SHARE * numbered:
+        with_disc = []
     if with_disc:
         disc_halves = [[level[i] for level in in_disc if level[i] is not None] for i in with_disc]
         flat = _read_many([_job(h) for hs in disc_halves for h in hs], clf)
