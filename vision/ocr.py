@@ -282,10 +282,13 @@ _DISC_ROUND = 0.9                # overlap (IoU) of the hull with the ellipse fi
 _DISC_SOLID = 0.55               # disc ink / hull area
 _DISC_SIZE = (0.16, 0.62)        # diameter, share of the cell side
 _DISC_RIM = 2                    # pixels of the disc's edge (and its outline) left out
-_DISC_DIGIT_H = 0.3              # the digits in a disc are at least this share of its height
+_DISC_DIGIT_H = 0.35             # the digits in a disc are at least this share of its height
+_DISC_DIGIT_H_OPENED = 0.45      # the same for a disc found only once stubs were cut off
 _DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of its digits
 _DISC_OPEN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # wider than a line, narrower than a disc
-_DISC_GRID_SHARE = 0.5          # of a grid's numbered halves, at least this many in discs
+_DISC_OPEN_KEEP = 0.8           # share of a piece a disc keeps when thin stubs are cut off
+_DISC_GRID_SHARE = 0.8          # of a grid's numbered halves, at least this many in discs
+# (grids printed with discs: all of them in every render tried; others: up to 0.6, in bold fonts)
 _DISC_WEAK = 0.25                # share of that contrast down to which a digit's stroke is followed
 
 
@@ -306,7 +309,7 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     out = []
     taken = np.zeros_like(binary)
-    for piece_mask in _disc_candidates(binary):
+    for piece_mask, min_digit_h in _disc_candidates(binary):
         if taken[piece_mask].any():
             continue  # the same disc, already found as it was
         ys, xs = np.nonzero(piece_mask)
@@ -338,6 +341,14 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
         if contrast < _DISC_DIGIT_CONTRAST:
             continue  # a plain blot, no number in it
         strength = np.clip(depth / contrast, 0.0, 1.0)
+        # The disc's edge is blurred over a few pixels, inside its hull too: step in from the
+        # edge until a ring round the disc is mostly disc again (digits cover little of a ring).
+        depth_in = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
+        for step in range(_DISC_RIM, max(_DISC_RIM, int(0.4 * radius)) + 1):
+            ring = (depth_in > step) & (depth_in <= step + 1)
+            if not ring.any() or np.median(strength[ring]) < _DISC_WEAK:
+                break
+        inside = (depth_in > step).astype(np.uint8)
         # Hysteresis, as for any ink: a blurred digit's thin strokes (the slant of a "2") fade to
         # a quarter of its darkest, yet they are what joins its pieces into one digit.
         weak = ((inside > 0) & (strength >= _DISC_WEAK)).astype(np.uint8)
@@ -357,7 +368,7 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
         if np.count_nonzero(digit) < 0.025 * hull_area:
             continue  # a plain blot, no number in it
         _, _, hole_stats, _ = cv2.connectedComponentsWithStats((digit > 0).astype(np.uint8), connectivity=8)
-        if hole_stats[1:, cv2.CC_STAT_HEIGHT].max() < _DISC_DIGIT_H * h:
+        if hole_stats[1:, cv2.CC_STAT_HEIGHT].max() < min_digit_h * h:
             continue  # a bold "8" or "9": round and solid too, but its holes are small
         out.append((digit, float(cx - cy)))
         taken |= filled
@@ -384,14 +395,21 @@ def _disc_candidates(binary: np.ndarray):
     bold digits reach its edge."""
     n, labels = cv2.connectedComponents(binary, connectivity=8)
     for i in range(1, n):
-        yield labels == i
-    solid = binary.copy()
-    cv2.floodFill(solid, np.zeros((_S + 2, _S + 2), np.uint8), (0, 0), 2)
-    solid = (solid != 2).astype(np.uint8) if binary[0, 0] == 0 else binary
-    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, _DISC_OPEN)
-    n, labels = cv2.connectedComponents(solid, connectivity=8)
+        yield labels == i, _DISC_DIGIT_H
+    filled = binary.copy()
+    cv2.floodFill(filled, np.zeros((_S + 2, _S + 2), np.uint8), (0, 0), 2)
+    filled = (filled != 2).astype(np.uint8) if binary[0, 0] == 0 else binary
+    n_before, before = cv2.connectedComponents(filled, connectivity=8)
+    sizes = np.bincount(before.ravel(), minlength=n_before)
+    opened = cv2.morphologyEx(filled, cv2.MORPH_OPEN, _DISC_OPEN)
+    n, labels = cv2.connectedComponents(opened, connectivity=8)
     for i in range(1, n):
-        yield labels == i
+        piece = labels == i
+        # Only what a stub was cut from: opening also carves a round bowl out of a bold "5" or
+        # "6", taking away much of the glyph; its counter is a small "digit", so ask for a
+        # taller one here.
+        if piece.sum() >= _DISC_OPEN_KEEP * sizes[np.bincount(before[piece]).argmax()]:
+            yield piece, _DISC_DIGIT_H_OPENED
 
 
 def digit_pieces(half: np.ndarray) -> list[np.ndarray]:

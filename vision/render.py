@@ -551,9 +551,11 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
             f.update(diag_px=1.0, line_colour=ink if rng.random() < 0.6 else _shade(fill, 0.5))
             if rng.random() < 0.4:  # a heavy frame round the board
                 f.update(outer_px=float(rng.uniform(4.5, 8.0)))
+        # Digits half to two thirds of the disc's height: about 0.6 on the scanned Japanese book
+        # page (tests/data/images/book_scan_discs_3puzzles.jpg), about half in apps.
         f.update(clue_fill=fill, block_fill=fill, diag_colour=diag, block_diagonal=bool(block_diagonal),
                  disc_fill=light, disc_frac=disc_frac, clue_ink=ink,
-                 font_frac=disc_frac * float(rng.uniform(0.42, 0.55)), digit_x=1 - digit_y, digit_y=digit_y)
+                 font_frac=disc_frac * float(rng.uniform(0.5, 0.68)), digit_x=1 - digit_y, digit_y=digit_y)
     elif family == "diagonal_everywhere":
         diag = ink if rng.random() < 0.7 else _grey(rng, 80, 130)
         f.update(clue_fill=paper, clue_ink=ink, diag_colour=diag, diag_px=float(rng.choice([1, 1.5], p=[0.7, 0.3])),
