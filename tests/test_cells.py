@@ -118,40 +118,58 @@ _HATCHED_LAYOUT = ["#cc#cc",
                    "c..#c."]
 
 
-def _hatched_grid(hatch_grey: int, spacing: int, side: int = 48) -> np.ndarray:
-    from PIL import Image, ImageDraw, ImageFont
+def _drawn_grid(layout: list[str], side: int, paper: int, line_grey: int, draw_cell) -> np.ndarray:
+    """A square grid drawn by hand: ``draw_cell(draw, kind, x0, y0)`` for each cell of ``layout``,
+    then the grid lines, 2 px wide."""
+    from PIL import Image, ImageDraw
 
-    n = len(_HATCHED_LAYOUT)
-    img = Image.new("L", (n * side + 1, n * side + 1), 255)
+    n = len(layout)
+    img = Image.new("L", (n * side + 1, n * side + 1), paper)
     draw = ImageDraw.Draw(img)
-    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", side // 4)
-    for r, row in enumerate(_HATCHED_LAYOUT):
+    for r, row in enumerate(layout):
         for c, kind in enumerate(row):
-            x0, y0 = c * side, r * side
-            if kind == "#":
-                for k in range(-side + spacing // 2, side, spacing):
-                    a, b = (max(0, -k), max(0, k)), (min(side, side - k), min(side, side + k))
-                    draw.line([(x0 + a[0], y0 + a[1]), (x0 + b[0], y0 + b[1])], fill=hatch_grey, width=1)
-            elif kind == "c":
-                draw.text((x0 + 0.72 * side, y0 + 0.28 * side), "17", fill=0, font=font, anchor="mm")
-                draw.text((x0 + 0.28 * side, y0 + 0.72 * side), "4", fill=0, font=font, anchor="mm")
-            draw.line([(x0, y0), (x0 + side, y0 + side)], fill=90, width=1)
+            draw_cell(draw, kind, c * side, r * side)
     for k in range(n + 1):
-        draw.line([(0, k * side), (n * side, k * side)], fill=0, width=2)
-        draw.line([(k * side, 0), (k * side, n * side)], fill=0, width=2)
+        draw.line([(0, k * side), (n * side, k * side)], fill=line_grey, width=2)
+        draw.line([(k * side, 0), (k * side, n * side)], fill=line_grey, width=2)
     return np.asarray(img)
+
+
+def _classes_of_drawn_grid(image: np.ndarray, side: int) -> np.ndarray:
+    from vision.types import Lattice
+
+    edges = tuple(float(v) for v in range(0, image.shape[0], side))
+    return classify_cells(image, Lattice(edges, edges)).kinds
+
+
+def _layout_classes(layout: list[str]) -> np.ndarray:
+    return np.array([[{"#": "black", "c": "clue", ".": "white"}[k] for k in row] for row in layout])
+
+
+def _hatched_grid(hatch_grey: int, spacing: int, side: int = 48) -> np.ndarray:
+    from PIL import ImageFont
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", side // 4)
+
+    def draw_cell(draw, kind: str, x0: int, y0: int) -> None:
+        if kind == "#":
+            for k in range(-side + spacing // 2, side, spacing):
+                a, b = (max(0, -k), max(0, k)), (min(side, side - k), min(side, side + k))
+                draw.line([(x0 + a[0], y0 + a[1]), (x0 + b[0], y0 + b[1])], fill=hatch_grey, width=1)
+        elif kind == "c":
+            draw.text((x0 + 0.72 * side, y0 + 0.28 * side), "17", fill=0, font=font, anchor="mm")
+            draw.text((x0 + 0.28 * side, y0 + 0.72 * side), "4", fill=0, font=font, anchor="mm")
+        draw.line([(x0, y0), (x0 + side, y0 + side)], fill=90, width=1)
+
+    return _drawn_grid(_HATCHED_LAYOUT, side, 255, 0, draw_cell)
 
 
 @pytest.mark.parametrize("hatch_grey, spacing", [(0, 5), (110, 4), (190, 5), (200, 6), (210, 4)])
 def test_light_hatched_blocks_in_a_grid_with_a_diagonal_in_every_cell(hatch_grey, spacing):
     """Fine hatching is as light as paper and its short lines in the corners look like numbers;
     it is a block all the same, and the other cells keep their classes."""
-    from vision.types import Lattice
-
-    image = _hatched_grid(hatch_grey, spacing)
-    edges = tuple(float(v) for v in range(0, image.shape[0], 48))
-    kinds = classify_cells(image, Lattice(edges, edges)).kinds
-    truth = np.array([[{"#": "black", "c": "clue", ".": "white"}[k] for k in row] for row in _HATCHED_LAYOUT])
+    kinds = _classes_of_drawn_grid(_hatched_grid(hatch_grey, spacing), 48)
+    truth = _layout_classes(_HATCHED_LAYOUT)
     # A hatched block beside a white cell heads its run: a clue cell with no number, by layout.
     truth[(truth == "black") & _beside_white(truth)] = "clue"
     assert (kinds == truth).all(), f"read:\n{kinds}\ntruth:\n{truth}"
@@ -178,28 +196,19 @@ _THREE_TONES = ["##cc#",
 def test_light_grey_clue_cells_between_white_cells_and_grey_blocks(clue_grey, block_grey):
     """Three tones: the split may fall between clues and blocks, leaving the clue cells with the
     white ones; their numbers in the corners say they are clue cells."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import ImageFont
 
-    from vision.types import Lattice
-
-    side, n = 56, len(_THREE_TONES)
-    img = Image.new("L", (n * side + 1, n * side + 1), 245)
-    draw = ImageDraw.Draw(img)
+    side = 56
     font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", side // 4)
-    for r, row in enumerate(_THREE_TONES):
-        for c, kind in enumerate(row):
-            x0, y0 = c * side, r * side
-            if kind == "#":
-                draw.rectangle([x0, y0, x0 + side, y0 + side], fill=block_grey)
-            elif kind == "c":
-                draw.rectangle([x0, y0, x0 + side, y0 + side], fill=clue_grey)
-                draw.text((x0 + 0.72 * side, y0 + 0.25 * side), "23", fill=20, font=font, anchor="mm")
-                draw.text((x0 + 0.3 * side, y0 + 0.75 * side), "16", fill=20, font=font, anchor="mm")
-    for k in range(n + 1):
-        draw.line([(0, k * side), (n * side, k * side)], fill=40, width=2)
-        draw.line([(k * side, 0), (k * side, n * side)], fill=40, width=2)
-    image = np.asarray(img)
-    edges = tuple(float(v) for v in range(0, image.shape[0], side))
-    kinds = classify_cells(image, Lattice(edges, edges)).kinds
-    truth = np.array([[{"#": "black", "c": "clue", ".": "white"}[k] for k in row] for row in _THREE_TONES])
+
+    def draw_cell(draw, kind: str, x0: int, y0: int) -> None:
+        if kind == "#":
+            draw.rectangle([x0, y0, x0 + side, y0 + side], fill=block_grey)
+        elif kind == "c":
+            draw.rectangle([x0, y0, x0 + side, y0 + side], fill=clue_grey)
+            draw.text((x0 + 0.72 * side, y0 + 0.25 * side), "23", fill=20, font=font, anchor="mm")
+            draw.text((x0 + 0.3 * side, y0 + 0.75 * side), "16", fill=20, font=font, anchor="mm")
+
+    kinds = _classes_of_drawn_grid(_drawn_grid(_THREE_TONES, side, 245, 40, draw_cell), side)
+    truth = _layout_classes(_THREE_TONES)
     assert (kinds == truth).all(), f"read:\n{kinds}\ntruth:\n{truth}"

@@ -244,13 +244,14 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
         cell's colours, with the diagonal and the cell borders removed: 0 where there is none,
         else its strength (1..255).
     """
-    halves, _ = _split_with_discs(cell_gray, weak_level, flip)
+    halves, _ = _split_with_discs(cell_gray, weak_level, flip, find_discs=False)
     return halves
 
 
-def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = False
+def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = False, *, find_discs: bool = True
                       ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray | None, np.ndarray | None]]:
-    """:func:`split_clue_cell`'s halves, and for each the digits inside a disc in it (or None)."""
+    """:func:`split_clue_cell`'s halves, and for each the digits inside a disc in it (or None;
+    always None without ``find_discs``: the search costs more than the split)."""
     gray = _to_gray(cell_gray, "cell_gray")
     halves, discs = [], []
     whole: list[tuple[np.ndarray, float]] | None = None
@@ -260,6 +261,9 @@ def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = Fal
         ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level, flip=flip,
                         min_contrast=_MIN_CLUE_CONTRAST)
         halves.append(_remove_lines(ink, region))
+        if not find_discs:
+            discs.append(None)
+            continue
         # Found without the lines: a disc drawn against the diagonal would be one piece with it.
         found = _discs(halves[-1], gray)
         if not found and not flip:
@@ -312,11 +316,7 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
     for piece_mask, min_digit_h in _disc_candidates(binary):
         if taken[piece_mask].any():
             continue  # the same disc, already found as it was
-        ys, xs = np.nonzero(piece_mask)
-        w, h = int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
-        if not (_DISC_SIZE[0] * _S <= max(w, h) <= _DISC_SIZE[1] * _S
-                and _DISC_ASPECT[0] <= w / h <= _DISC_ASPECT[1]):
-            continue
+        h = int(np.ptp(np.nonzero(piece_mask.any(axis=1))[0]) + 1)
         contours, _ = cv2.findContours(piece_mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.convexHull(np.vstack(contours))
         hull_area = cv2.contourArea(hull)
@@ -392,23 +392,32 @@ def _disc_candidates(binary: np.ndarray):
     """The pieces of ``binary`` as they are, then as they look with the digits' holes filled and
     thin strokes cut off: what line removal left of a blurred diagonal or border, touching a disc,
     makes it look unround. As they are first: opening wears away the thin ring of a disc whose
-    bold digits reach its edge."""
-    n, labels = cv2.connectedComponents(binary, connectivity=8)
-    for i in range(1, n):
+    bold digits reach its edge. Only pieces of a disc's size and proportions come out."""
+    def sized(stats: np.ndarray) -> np.ndarray:
+        w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+        ok = (np.maximum(w, h) >= _DISC_SIZE[0] * _S) & (np.maximum(w, h) <= _DISC_SIZE[1] * _S)
+        ok &= (w >= _DISC_ASPECT[0] * h) & (w <= _DISC_ASPECT[1] * h)
+        ok[0] = False
+        return np.flatnonzero(ok)
+
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    for i in sized(stats):
         yield labels == i, _DISC_DIGIT_H
+    if not (np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]) >= _DISC_SIZE[0] * _S).any():
+        return  # nothing as large as a disc, with or without stubs
     filled = binary.copy()
     cv2.floodFill(filled, np.zeros((_S + 2, _S + 2), np.uint8), (0, 0), 2)
     filled = (filled != 2).astype(np.uint8) if binary[0, 0] == 0 else binary
     n_before, before = cv2.connectedComponents(filled, connectivity=8)
     sizes = np.bincount(before.ravel(), minlength=n_before)
     opened = cv2.morphologyEx(filled, cv2.MORPH_OPEN, _DISC_OPEN)
-    n, labels = cv2.connectedComponents(opened, connectivity=8)
-    for i in range(1, n):
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    for i in sized(stats):
         piece = labels == i
         # Only what a stub was cut from: opening also carves a round bowl out of a bold "5" or
         # "6", taking away much of the glyph; its counter is a small "digit", so ask for a
         # taller one here.
-        if piece.sum() >= _DISC_OPEN_KEEP * sizes[np.bincount(before[piece]).argmax()]:
+        if stats[i, cv2.CC_STAT_AREA] >= _DISC_OPEN_KEEP * sizes[np.bincount(before[piece]).argmax()]:
             yield piece, _DISC_DIGIT_H_OPENED
 
 
