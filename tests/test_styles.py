@@ -239,6 +239,22 @@ def test_small_or_askew_numbers_in_discs_are_read(side, font_px, squash, at_leas
     assert right >= at_least, [(d.value, a.value) for d, a in reads]
 
 
+@pytest.mark.parametrize("name", ["rounded_app_light_digits_mauve_12x12_render",
+                                  "rounded_app_monospace_no_diagonal_14x14_render"])
+def test_app_tiles_parted_by_light_gaps_are_read(name):
+    """An app's board: rounded tiles on a light backing, the gaps between them its only lines,
+    light digits on mid or dark tiles. The gaps are the cell boundaries (a boundary on a tile's
+    edge cuts the digits printed against the next gap), and the light gap in the band along a
+    tile's border is not the paper of its light digits. Rendered from corpus puzzles (their
+    transcriptions). With lattice boundaries on the tiles' edges the monospace grid fails; with
+    the border band deciding polarity alone the mauve one does."""
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    (res,) = solve_image(load_image(IMAGES / f"{name}.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
 def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
     """White bold numbers on grey app tiles: a "0" seen a little askew is as round as a disc and its
     hole as large as a digit, so alone it would read "10" as "1". No other number of the grid sits

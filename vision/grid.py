@@ -226,7 +226,7 @@ def find_lattice(warped_gray: np.ndarray, shape: tuple[int, int] | None = None) 
     """
     if warped_gray.ndim == 3:
         warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
-    rows_p, cols_p = _line_profiles(warped_gray)
+    rows_p, cols_p = _line_profiles(warped_gray, light_lines=shape is not None)
     if shape is not None:
         h, w = warped_gray.shape[:2]
         row_edges = _snap_edges(rows_p, 0.0, float(h), shape[0])
@@ -982,8 +982,10 @@ def _reading_order(geoms: list[GridGeometry]) -> list[GridGeometry]:
 # Lattice
 
 
-def _line_profiles(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Strength of long horizontal (per row) and vertical (per column) lines and edges."""
+def _line_profiles(gray: np.ndarray, light_lines: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Strength of long horizontal (per row) and vertical (per column) lines and edges, light
+    lines too where ``light_lines`` (only once the grid's size is known: before, a light line
+    is as likely the paper between a page's dark blocks)."""
     g = gray.astype(np.float32)
     h, w = g.shape
     side = max(h, w)
@@ -991,6 +993,13 @@ def _line_profiles(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     k = max(5, (side // 50) | 1)
     hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
     hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+    if light_lines:
+        # An app's dark tiles are parted by light gaps, which are its lines (their edges alone
+        # would put each boundary on a tile's edge, half a gap off).
+        top = cv2.morphologyEx(g, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
+        hat_h = np.maximum(hat_h, top)
+        top = cv2.morphologyEx(g, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+        hat_v = np.maximum(hat_v, top)
     # Edges between black and white cells carry no line of their own.
     grad_y = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
     grad_x = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
