@@ -255,6 +255,18 @@ def test_app_tiles_parted_by_light_gaps_are_read(name):
     assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
 
 
+def test_clue_cells_too_pale_to_tell_from_white_are_found_by_their_numbers():
+    """Two-tone clue cells tinted so pale (beige and lavender halves on white paper, no drawn
+    diagonal) that tone alone takes them for white cells: the runs then grow longer than nine,
+    which no Kakuro has, and the light cells with a number in a corner are the clue cells.
+    Rendered from a corpus puzzle (its transcription)."""
+    truth = load_puzzle(IMAGES / "two_tone_pale_tints_11x11_render.txt")
+    (res,) = solve_image(load_image(IMAGES / "two_tone_pale_tints_11x11_render.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
 def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
     """White bold numbers on grey app tiles: a "0" seen a little askew is as round as a disc and its
     hole as large as a digit, so alone it would read "10" as "1". No other number of the grid sits

@@ -170,7 +170,30 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         log.debug("cells: %d cells of bare page beside white cells filled grey", int(page.sum()))
         non_white |= page
         confidence = np.where(page, 0.75, confidence)
+    if _longest_white_run(non_white | forced) > _MAX_RUN:
+        # No run is longer than nine cells: clue cells were taken for white (a half tinted so
+        # pale that tone and diagonal barely show). Like them, the rest of that kind are lost
+        # too, so every light cell is asked, as in a grid with a diagonal everywhere: a number
+        # in a corner makes it a clue.
+        numbered, _ = _numbered_light_cells(warped, lattice, ~(non_white | forced))
+        log.debug("cells: a run longer than %d; %d light cells carry numbers in a corner", _MAX_RUN, int(numbered.sum()))
+        non_white |= numbered
+        confidence = np.where(numbered, 0.75, confidence)
     return _classes(non_white, confidence, forced)
+
+
+_MAX_RUN = 9  # nine digits, each once
+
+
+def _longest_white_run(non_white: np.ndarray) -> int:
+    longest = 0
+    for lines in (~non_white, (~non_white).T):
+        for line in lines:
+            run = 0
+            for white in line:
+                run = run + 1 if white else 0
+                longest = max(longest, run)
+    return longest
 
 
 #: A cell taken for white is apart from the white cells' tone when this much darker than their
@@ -281,20 +304,28 @@ def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeature
     make a clue.
     """
     non_white, confidence = _split(np.maximum(feats.tone, feats.colour * 0.8))
+    numbered, hatched = _numbered_light_cells(warped, lattice, ~non_white)
+    log.debug("cells: a diagonal in every cell; %d light cells carry numbers, %d are hatched",
+              int(numbered.sum()), int(hatched.sum()))
+    return _classes(non_white | numbered | hatched, np.where(numbered | hatched, 0.75, confidence),
+                    _first_row_and_column(non_white.shape))
+
+
+def _numbered_light_cells(warped: np.ndarray, lattice: Lattice, light: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """Of the ``light`` cells, those carrying a number in a corner of a triangle, and those
+    hatched (a block's pattern, not numbers)."""
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
-    numbered = np.zeros_like(non_white)
-    hatched = np.zeros_like(non_white)
-    for r, c in zip(*np.nonzero(~non_white)):
+    numbered = np.zeros_like(light)
+    hatched = np.zeros_like(light)
+    for r, c in zip(*np.nonzero(light)):
         cell = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                      lattice.row_edges[r + 1], 0.0)
         # Fine hatching is as light as paper once printed small, but it is a block's pattern;
         # its short lines in the corners would pass for numbers.
         hatched[r, c] = _hatched(cell)
         numbered[r, c] = not hatched[r, c] and _number_in_a_corner(cell)
-    log.debug("cells: a diagonal in every cell; %d light cells carry numbers, %d are hatched",
-              int(numbered.sum()), int(hatched.sum()))
-    return _classes(non_white | numbered | hatched, np.where(numbered | hatched, 0.75, confidence),
-                    _first_row_and_column(non_white.shape))
+    return numbered, hatched
 
 
 _CORNER_S = 48          # side a cell is scaled to for the corner test
