@@ -186,14 +186,20 @@ _MAX_RUN = 9  # nine digits, each once
 
 
 def _longest_white_run(non_white: np.ndarray) -> int:
-    longest = 0
-    for lines in (~non_white, (~non_white).T):
-        for line in lines:
-            run = 0
-            for white in line:
-                run = run + 1 if white else 0
-                longest = max(longest, run)
-    return longest
+    white = ~non_white
+    return max((n for lines in (white, white.T) for line in lines for n in run_lengths(list(line))), default=0)
+
+
+def run_lengths(flags: list[bool]) -> list[int]:
+    """Lengths of the runs of True in ``flags``, in order."""
+    out, n = [], 0
+    for f in flags + [False]:
+        if f:
+            n += 1
+        elif n:
+            out.append(n)
+            n = 0
+    return out
 
 
 #: A cell taken for white is apart from the white cells' tone when this much darker than their

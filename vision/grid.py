@@ -987,10 +987,8 @@ def _line_profiles(gray: np.ndarray, light_lines: bool = False) -> tuple[np.ndar
     lines too where ``light_lines`` (only once the grid's size is known and its lines are light:
     before, a light line is as likely the paper between a page's dark blocks)."""
     g = gray.astype(np.float32)
-    h, w = g.shape
-    side = max(h, w)
+    k, run = _line_kernel_sizes(g.shape)
     # Thin dark lines: black-hat keeps dark strokes narrower than the kernel, not black cells.
-    k = max(5, (side // 50) | 1)
     hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
     hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
     if light_lines:
@@ -1006,10 +1004,15 @@ def _line_profiles(gray: np.ndarray, light_lines: bool = False) -> tuple[np.ndar
     resp_h = np.maximum(hat_h, grad_y)
     resp_v = np.maximum(hat_v, grad_x)
     # Keep only long straight runs: digits, diagonals and text strokes are short.
-    run = max(7, side // 20)
     resp_h = cv2.morphologyEx(resp_h, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
     resp_v = cv2.morphologyEx(resp_v, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)))
     return resp_h.mean(axis=1), resp_v.mean(axis=0)
+
+
+def _line_kernel_sizes(shape: tuple[int, int]) -> tuple[int, int]:
+    """Widest line a hat transform keeps, and shortest run of it that counts as a line."""
+    side = max(shape[:2])
+    return max(5, (side // 50) | 1), max(7, side // 20)
 
 
 def _lines_are_light(gray: np.ndarray, shape: tuple[int, int]) -> bool:
@@ -1022,8 +1025,7 @@ def _lines_are_light(gray: np.ndarray, shape: tuple[int, int]) -> bool:
     """
     g = gray.astype(np.float32)
     h, w = g.shape
-    side = max(h, w)
-    k, run = max(5, (side // 50) | 1), max(7, side // 20)
+    k, run = _line_kernel_sizes(g.shape)
     dark: list[float] = []
     light: list[float] = []
     for n, length, across, along, axis in ((shape[0], h, (1, k), (run, 1), 1), (shape[1], w, (k, 1), (1, run), 0)):

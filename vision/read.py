@@ -9,7 +9,7 @@ import numpy as np
 
 from solver.reconcile import SideReading, run_cells
 
-from .cells import classify_cells
+from .cells import classify_cells, run_lengths
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
                    remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow
@@ -169,26 +169,15 @@ def layout_doubt(whites: frozenset[Cell], n_rows: int, n_cols: int) -> str | Non
     """
     lengths = []
     for r in range(n_rows):
-        lengths += _run_lengths([(r, c) in whites for c in range(n_cols)])
+        lengths += run_lengths([(r, c) in whites for c in range(n_cols)])
     for c in range(n_cols):
-        lengths += _run_lengths([(r, c) in whites for r in range(n_rows)])
+        lengths += run_lengths([(r, c) in whites for r in range(n_rows)])
     if not lengths:
         return "no white cells"
     single = sum(1 for n in lengths if n == 1)
     if single >= 2 and single > _MAX_SINGLE_RUN_SHARE * len(lengths):
         return f"{single} of {len(lengths)} runs are a single cell; this does not look like a Kakuro grid"
     return None
-
-
-def _run_lengths(flags: list[bool]) -> list[int]:
-    out, n = [], 0
-    for f in flags + [False]:
-        if f:
-            n += 1
-        elif n:
-            out.append(n)
-            n = 0
-    return out
 
 
 def straighten_grid(image: np.ndarray, geometry: GridGeometry
