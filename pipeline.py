@@ -170,7 +170,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         results = _solve_image(image, time_limit_s)
     except GridNotFoundError:
         results = None
-    if (results is None or not any(_was_read(r) for r in results)) and _mostly_dark(image):
+    if (results is None or not any(_was_read(r) for r in results)) and _mostly_dark(image, results or []):
         # A screen in dark mode: light lines and digits on dark cells, white cells the darkest.
         # Seen in negative it is a printed grid; the geometry (and so the drawing) is the same.
         try:
@@ -185,11 +185,23 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     return results
 
 
-def _mostly_dark(image: np.ndarray) -> bool:
-    """Whether most of the image is darker than mid-grey (a dark ground, as in dark mode)."""
-    small = cv2.resize(image, (64, 64), interpolation=cv2.INTER_AREA)
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
-    return float(np.median(gray)) < 128
+def _mostly_dark(image: np.ndarray, results: list[PuzzleResult]) -> bool:
+    """Whether most of the grids found, or of the image where none was, is darker than mid-grey
+    (a dark ground, as in dark mode).
+
+    The grids decide where there are any: a phone or a dark page photographed on a light desk
+    is mostly desk.
+    """
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    scale = 256 / max(gray.shape)
+    small = cv2.resize(gray, None, fx=min(scale, 1.0), fy=min(scale, 1.0), interpolation=cv2.INTER_AREA)
+    inside = np.zeros(small.shape, np.uint8)
+    for r in results:
+        if r.corners_xy is not None:
+            corners = np.asarray(r.corners_xy, np.float64).reshape(-1, 2) * min(scale, 1.0)
+            cv2.fillConvexPoly(inside, np.rint(corners).astype(np.int32), 1)
+    values = small[inside > 0] if inside.any() else small.ravel()
+    return float(np.median(values)) < 128
 
 
 def _was_read(result: PuzzleResult) -> bool:

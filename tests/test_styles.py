@@ -91,12 +91,18 @@ def test_a_diagonal_in_every_cell_does_not_make_every_cell_a_clue():
     assert exact >= len(cases) - 1, f"{exact} of {len(cases)} read exactly"
 
 
-@pytest.mark.parametrize("name", ["site_9x9_a.png", "wikipedia_8x8.png", "grey_white_digits_14x12.jpg"])
-def test_a_grid_in_dark_mode_is_read_in_negative(name):
+@pytest.mark.parametrize("name, on_desk", [("site_9x9_a.png", False), ("wikipedia_8x8.png", False),
+                                           ("grey_white_digits_14x12.jpg", False), ("wikipedia_8x8.png", True)])
+def test_a_grid_in_dark_mode_is_read_in_negative(name, on_desk):
     """A screen in dark mode draws light lines and digits on dark cells: real screenshots and a
-    real scan turned negative read exactly as the originals' transcriptions."""
+    real scan turned negative read exactly as the originals' transcriptions; also when the dark
+    screen is photographed on a light desk that fills most of the picture."""
     truth = load_puzzle(IMAGES / (name.rsplit(".", 1)[0] + ".txt"))
-    results = solve_image(255 - load_image(IMAGES / name))
+    image = 255 - load_image(IMAGES / name)
+    if on_desk:
+        h, w = image.shape[:2]
+        image = np.pad(image, ((h, h), (w, w), (0, 0)), constant_values=215)
+    results = solve_image(image)
     assert [r.status for r in results] == ["solved"]
     assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
     assert dict(results[0].solution.values) == dict(solve_puzzle(truth).values)
@@ -273,6 +279,28 @@ def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
     in a disc, so none is read as one. Rendered from a corpus puzzle (its transcription)."""
     truth = load_puzzle(IMAGES / "rounded_app_bold_zeros_9x9_render.txt")
     (res,) = solve_image(load_image(IMAGES / "rounded_app_bold_zeros_9x9_render.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
+@pytest.mark.parametrize("name", ["dark_page_lighter_clue_cells_9x9_render",
+                                  "dark_mode_bold_light_digits_12x13_render",
+                                  "dark_mode_blue_clue_cells_8x15_render",
+                                  "discs_grey_blocks_in_corners_13x13_render"])
+def test_white_cells_found_where_they_are_not_the_lightest(name):
+    """Cells whose paper tone misleads, rendered from corpus puzzles (their transcriptions):
+    - a dark page photographed on a light desk, its clue cells and blocks a lighter blue than
+      its near-black white cells (read in negative, or by paper colour: each alone suffices);
+    - dark mode with two bold light numbers covering half a black clue cell (its median is
+      lighter than the dark grey white cells; the tone most of it shares is not);
+    - a dark-mode app whose blue clue cells and blocks are as light as its purple white cells,
+      in either polarity: the one class of paper colour that lays out a Kakuro is white;
+    - grey blocks in a corner of blocks, no white paper near enough to compare them with: a
+      cell with no white cell beside it is no white cell.
+    The last three each fail with their rule off."""
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    (res,) = solve_image(load_image(IMAGES / f"{name}.jpg"))
     assert res.status == "solved", res.problems
     assert grid_tokens(res.puzzle) == grid_tokens(truth)
     assert dict(res.solution.values) == dict(solve_puzzle(truth).values)

@@ -86,8 +86,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
             cell = _crop(gray, x0, y0, x1, y1, 0.14)
             if cell.size == 0:
                 continue
-            # Digits (printed or pen) cover well under 40% of a cell; the 60th percentile is paper.
-            paper[r, c] = _quantile(np.sort(cell, axis=None), 0.5)
+            paper[r, c] = _paper_tone(cell)
             diag_line[r, c], diag_edge[r, c], diag_dashed[r, c] = _diagonal(gray, x0, y0, x1, y1)
             if chroma_ab is not None:
                 tint[r, c] = np.median(_crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2), axis=0)
@@ -179,7 +178,98 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         log.debug("cells: a run longer than %d; %d light cells carry numbers in a corner", _MAX_RUN, int(numbered.sum()))
         non_white |= numbered
         confidence = np.where(numbered, 0.75, confidence)
+    if not _plausible_layout(~(non_white | forced)):
+        by_paper = _white_by_paper_colour(warped, lattice, forced)
+        if by_paper is not None:
+            log.debug("cells: no Kakuro layout by tone; the white cells are those of one paper colour")
+            non_white, confidence = ~by_paper, np.full(non_white.shape, 0.6)
     return _classes(non_white, confidence, forced)
+
+
+#: A Kakuro has no runs of one cell; a misread cell or two may make some, a sudoku or a table
+#: read as a grid makes many.
+MAX_SINGLE_RUN_SHARE = 0.2
+
+
+def _layout_runs(white: np.ndarray) -> list[int]:
+    return [n for lines in (white, white.T) for line in lines for n in run_lengths(list(line))]
+
+
+def _plausible_layout(white: np.ndarray) -> bool:
+    """Whether white cells so placed could be a Kakuro's: runs of nine cells at most, and few
+    single cells."""
+    lengths = _layout_runs(white)
+    if not lengths or max(lengths) > _MAX_RUN:
+        return False
+    single = sum(1 for n in lengths if n == 1)
+    return single < 2 or single <= MAX_SINGLE_RUN_SHARE * len(lengths)
+
+
+#: Share of the first row's and column's cells a white cells' class may hold (a cell or two
+#: misjudged by light).
+_WHITE_IN_FIRST_ROW_AND_COLUMN = 0.1
+
+
+def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndarray) -> np.ndarray | None:
+    """The white cells as the one class of paper colour that lays out a Kakuro, or None.
+
+    Tone says which cells are white only while they are the lightest. A dark-mode app may draw
+    its clue cells and blocks in a lighter blue than the near-black white cells, or in a hue
+    of the same lightness; seen in negative, the white cells are then in the middle. The
+    cells' paper colours still fall into two or three classes (white cells, clue cells,
+    blocks), and the puzzle's structure says which class is the white one: its cells make
+    runs of two to nine, and (nearly) none lies in the first row or column.
+    """
+    if warped.ndim != 3:
+        return None
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+    n_rows, n_cols = lattice.shape
+    features = np.zeros((n_rows * n_cols, 3), np.float32)
+    for r in range(n_rows):
+        for c in range(n_cols):
+            cell = _crop(lab, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                         lattice.row_edges[r + 1], 0.14)
+            if cell.size:
+                features[r * n_cols + c] = (_paper_tone(cell[..., 0]), *np.median(cell[..., 1:].reshape(-1, 2), axis=0))
+    best, best_key = None, None
+    cv2.setRNGSeed(0)
+    for k in (2, 3):
+        _, labels, _ = cv2.kmeans(features, k, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.5),
+                                  5, cv2.KMEANS_PP_CENTERS)
+        labels = labels.reshape(n_rows, n_cols)
+        for j in range(k):
+            # The first row and column hold clues: paper of the white cells' colour there
+            # means the class is not the white cells' (a shadow parting white paper).
+            if float(np.mean(labels[forced] == j)) > _WHITE_IN_FIRST_ROW_AND_COLUMN:
+                continue
+            white = (labels == j) & ~forced
+            if white.sum() < 4 or not _plausible_layout(white) or _lone_cells(~white).any():
+                continue
+            lengths = _layout_runs(white)
+            key = (sum(1 for n in lengths if n == 1) / len(lengths), -int(white.sum()))
+            if best_key is None or key < best_key:
+                best, best_key = white, key
+    return best
+
+
+def _lone_cells(non_white: np.ndarray) -> np.ndarray:
+    """Cells taken for white with no white cell beside them in their row or column.
+
+    Every white cell lies in a run of two or more, across or down (a one-cell run is allowed
+    in one direction only), so a white cell walled in on all four sides is no cell of a
+    puzzle: a grey block in a corner of blocks, where the nearest white paper is too far for a
+    local reference and the grey is taken for paper. Removing one may leave a neighbour alone,
+    so this repeats until none is left.
+    """
+    lone = np.zeros_like(non_white)
+    while True:
+        white = ~(non_white | lone)
+        padded = np.pad(white, 1)
+        beside = padded[:-2, 1:-1] | padded[2:, 1:-1] | padded[1:-1, :-2] | padded[1:-1, 2:]
+        new = white & ~beside
+        if not new.any():
+            return lone
+        lone |= new
 
 
 _MAX_RUN = 9  # nine digits, each once
@@ -274,6 +364,11 @@ def _classes(non_white: np.ndarray, confidence: np.ndarray, forced: np.ndarray) 
     looked_white = forced & ~non_white
     confidence = np.where(looked_white, 0.3, confidence)
     non_white = non_white | forced
+    lone = _lone_cells(non_white)
+    if lone.any():
+        log.debug("cells: %d cells taken for white have no white cell beside them", int(lone.sum()))
+        non_white |= lone
+        confidence = np.where(lone, 0.75, confidence)
     kinds = np.full(non_white.shape, "white", dtype=object)
     white = ~non_white
     right_white = np.zeros_like(white)
@@ -435,6 +530,24 @@ def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
     if faint.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
     return faint
+
+
+def _paper_tone(cell: np.ndarray) -> float:
+    """A cell's paper tone: its median, or the darker tone most of its pixels share.
+
+    A median is paper only while the ink covers well under half the cell; two bold light
+    numbers on a black clue cell (dark mode) cover nearly half, and their median lies between
+    black and white, lighter than the dark grey white cells beside it. There the histogram's
+    peak, darker than the median, is the paper. Where the peak is lighter, the median stays:
+    a clue cell half grey, half white is a grey cell (its white half holds a number).
+    """
+    values = cell.ravel()
+    median = float(np.median(values))
+    counts = np.bincount(np.minimum(values.astype(np.int32) >> 3, 31), minlength=32).astype(np.float32)
+    counts[1:-1] = 0.25 * counts[:-2] + 0.5 * counts[1:-1] + 0.25 * counts[2:]
+    peak = 8 * int(np.argmax(counts)) + 4
+    near = values[np.abs(values - peak) <= 12]
+    return min(median, float(np.median(near))) if near.size else median
 
 
 def _crop(a: np.ndarray, x0: float, y0: float, x1: float, y1: float, inset: float) -> np.ndarray:

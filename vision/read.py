@@ -9,7 +9,7 @@ import numpy as np
 
 from solver.reconcile import SideReading, run_cells
 
-from .cells import classify_cells, run_lengths
+from .cells import MAX_SINGLE_RUN_SHARE, classify_cells, run_lengths
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
                    remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow
@@ -156,11 +156,6 @@ def _options(read: NumberRead) -> tuple[tuple[int, float], ...]:
     return tuple((int(v), float(p)) for v, p in alts)
 
 
-#: A Kakuro has no runs of one cell; a misread cell or two may make some, a sudoku or a table
-#: read as a grid makes many.
-_MAX_SINGLE_RUN_SHARE = 0.2
-
-
 def layout_doubt(whites: frozenset[Cell], n_rows: int, n_cols: int) -> str | None:
     """Say why a layout of white cells cannot be a Kakuro, or return None when it can be.
 
@@ -175,7 +170,7 @@ def layout_doubt(whites: frozenset[Cell], n_rows: int, n_cols: int) -> str | Non
     if not lengths:
         return "no white cells"
     single = sum(1 for n in lengths if n == 1)
-    if single >= 2 and single > _MAX_SINGLE_RUN_SHARE * len(lengths):
+    if single >= 2 and single > MAX_SINGLE_RUN_SHARE * len(lengths):
         return f"{single} of {len(lengths)} runs are a single cell; this does not look like a Kakuro grid"
     return None
 
