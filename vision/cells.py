@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Sequence
 
 import cv2
 import numpy as np
 
+from .light import ShadowEdge, find_shadow
 from .types import CellClasses, Lattice
 
 __all__ = ["classify_cells", "measure_cells", "CellFeatures"]
@@ -123,7 +125,8 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
                         dashed=np.clip(diag_dashed / span, 0, 1))
 
 
-def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
+def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequence[ShadowEdge] | None = None
+                   ) -> CellClasses:
     """Classify every cell as 'black', 'clue' or 'white'.
 
     Parameters
@@ -132,6 +135,9 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         Rectified grid (BGR or gray), e.g. from ``grid.rectify``.
     lattice : Lattice
         Its row and column boundaries, e.g. from ``grid.find_lattice``.
+    shadow_edges : sequence of ShadowEdge, optional
+        Where a shadow's edge crosses cells, when already looked for (``light.find_shadow``),
+        also where the shadow was then evened out; otherwise looked for here where needed.
 
     Returns
     -------
@@ -183,7 +189,59 @@ def classify_cells(warped: np.ndarray, lattice: Lattice) -> CellClasses:
         if by_paper is not None:
             log.debug("cells: no Kakuro layout by tone; the white cells are those of one paper colour")
             non_white, confidence = ~by_paper, np.full(non_white.shape, 0.6)
+    shadowed = _white_in_a_shadow(warped, lattice, feats, non_white | forced, shadow_edges)
+    if shadowed.any():
+        log.debug("cells: %d cells beside a shadow's edge are white paper in its shade", int(shadowed.sum()))
+        non_white &= ~shadowed
+        confidence = np.where(shadowed, 0.6, confidence)
     return _classes(non_white, confidence, forced)
+
+
+#: Tone between white paper and ink: a white cell in a hand's shade, or a grey print.
+_SHADE_TONE = (0.15, 0.75)
+#: Grey levels by which a light line along a cell's diagonal stands out (a block's print).
+_LIGHT_DIAGONAL = 12.0
+
+
+def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures, non_white: np.ndarray,
+                       shadow_edges: Sequence[ShadowEdge] | None) -> np.ndarray:
+    """Cells taken for grey that are white paper in the shade of a hand, a phone, fingers.
+
+    Compared with the lit white cells, a white cell in a deep shadow is as grey as a printed
+    block, and where the shadow's outline is no straight or gently curved line (fingers), it
+    is not divided out before the cells are classified. A grey block and a shaded white cell
+    differ in where they lie: the shade reaches as far as its edge, and that edge crosses
+    cells (print changes tone only at grid lines and diagonals). So a group of grey cells
+    with no diagonal and no number in a corner is white where a shadow's edge is seen in or
+    beside it, and taking it for white leaves a Kakuro layout.
+    """
+    none = np.zeros_like(non_white)
+    forced = _first_row_and_column(non_white.shape)
+    grey = (non_white & ~forced & (feats.diagonal < 0.15)
+            & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
+    if not grey.any():
+        return none
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    edge_cells = np.zeros_like(non_white)
+    for e in find_shadow(gray, lattice) if shadow_edges is None else shadow_edges:
+        edge_cells[e.row, e.col] = True
+    if not edge_cells.any():
+        return none
+    near_edge = cv2.dilate(edge_cells.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    for r, c in zip(*np.nonzero(grey)):
+        x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
+        # A clue cell in the shade, its diagonal too faint to count; a block with a light diagonal.
+        grey[r, c] = (not _number_in_a_corner(_crop(gray, x0, y0, x1, y1, 0.0))
+                      and _diagonal(255 - gray, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL)
+    n, labels = cv2.connectedComponents(grey.astype(np.uint8), connectivity=8)
+    shaded = np.zeros_like(non_white)
+    for i in range(1, n):
+        group = labels == i
+        if (group & near_edge).any():
+            shaded |= group
+    if not shaded.any() or not _plausible_layout(~(non_white & ~shaded)):
+        return none
+    return shaded
 
 
 #: A Kakuro has no runs of one cell; a misread cell or two may make some, a sudoku or a table

@@ -12,7 +12,7 @@ from solver.reconcile import SideReading, run_cells
 from .cells import MAX_SINGLE_RUN_SHARE, classify_cells, run_lengths
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
                    remap_to_mesh, trim_geometry)
-from .light import ShadowEdge, even_out_shadow
+from .light import ShadowEdge, even_out_shadow, find_shadow
 from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness, read_given,
                   read_clues_two_readers, read_givens, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
@@ -234,8 +234,9 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         corrected by the puzzle's rules); ``classes`` still holds what the cells looked like.
     """
     warped, H, lattice, read_lattice = straighten_grid(image, geometry)
-    warped, shadow = even_out_shadow(warped, read_lattice)
-    classes = classify_cells(warped, read_lattice)
+    edges = find_shadow(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped, read_lattice)
+    warped, shadow = even_out_shadow(warped, read_lattice, edges)
+    classes = classify_cells(warped, read_lattice, shadow_edges=edges)
     n_rows, n_cols = lattice.shape
     kinds = classes.kinds
     whites = layout if layout is not None else frozenset(
