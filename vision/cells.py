@@ -249,14 +249,15 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
 MAX_SINGLE_RUN_SHARE = 0.2
 
 
-def _layout_runs(white: np.ndarray) -> list[int]:
+def layout_run_lengths(white: np.ndarray) -> list[int]:
+    """Lengths of every across and down run of white cells (``white`` a boolean grid)."""
     return [n for lines in (white, white.T) for line in lines for n in run_lengths(list(line))]
 
 
 def _plausible_layout(white: np.ndarray) -> bool:
     """Whether white cells so placed could be a Kakuro's: runs of nine cells at most, and few
     single cells."""
-    lengths = _layout_runs(white)
+    lengths = layout_run_lengths(white)
     if not lengths or max(lengths) > _MAX_RUN:
         return False
     single = sum(1 for n in lengths if n == 1)
@@ -303,7 +304,7 @@ def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndar
             white = (labels == j) & ~forced
             if white.sum() < 4 or not _plausible_layout(white) or _lone_cells(~white).any():
                 continue
-            lengths = _layout_runs(white)
+            lengths = layout_run_lengths(white)
             key = (sum(1 for n in lengths if n == 1) / len(lengths), -int(white.sum()))
             if best_key is None or key < best_key:
                 best, best_key = white, key
@@ -334,8 +335,7 @@ _MAX_RUN = 9  # nine digits, each once
 
 
 def _longest_white_run(non_white: np.ndarray) -> int:
-    white = ~non_white
-    return max((n for lines in (white, white.T) for line in lines for n in run_lengths(list(line))), default=0)
+    return max(layout_run_lengths(~non_white), default=0)
 
 
 def run_lengths(flags: list[bool]) -> list[int]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from solver.reconcile import SideReading, run_cells
 
-from .cells import MAX_SINGLE_RUN_SHARE, classify_cells, run_lengths
+from .cells import MAX_SINGLE_RUN_SHARE, classify_cells, layout_run_lengths
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
                    remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
@@ -162,11 +162,10 @@ def layout_doubt(whites: frozenset[Cell], n_rows: int, n_cols: int) -> str | Non
     Every run of white cells in a Kakuro is at least two long. A sudoku, a table of numbers or
     a comic panel found as a grid gives a layout in which many runs are single cells.
     """
-    lengths = []
-    for r in range(n_rows):
-        lengths += run_lengths([(r, c) in whites for c in range(n_cols)])
-    for c in range(n_cols):
-        lengths += run_lengths([(r, c) in whites for r in range(n_rows)])
+    white = np.zeros((n_rows, n_cols), bool)
+    for r, c in whites:
+        white[r, c] = True
+    lengths = layout_run_lengths(white)
     if not lengths:
         return "no white cells"
     single = sum(1 for n in lengths if n == 1)
