@@ -246,7 +246,13 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
 
 #: A Kakuro has no runs of one cell; a misread cell or two may make some, a sudoku or a table
 #: read as a grid makes many.
-MAX_SINGLE_RUN_SHARE = 0.2
+_MAX_SINGLE_RUN_SHARE = 0.2
+
+
+def too_many_single_runs(lengths: list[int]) -> bool:
+    """Whether more of the run ``lengths`` are single cells than a misread cell or two makes."""
+    single = lengths.count(1)
+    return single >= 2 and single > _MAX_SINGLE_RUN_SHARE * len(lengths)
 
 
 def layout_run_lengths(white: np.ndarray) -> list[int]:
@@ -258,10 +264,7 @@ def _plausible_layout(white: np.ndarray) -> bool:
     """Whether white cells so placed could be a Kakuro's: runs of nine cells at most, and few
     single cells."""
     lengths = layout_run_lengths(white)
-    if not lengths or max(lengths) > _MAX_RUN:
-        return False
-    single = sum(1 for n in lengths if n == 1)
-    return single < 2 or single <= MAX_SINGLE_RUN_SHARE * len(lengths)
+    return bool(lengths) and max(lengths) <= _MAX_RUN and not too_many_single_runs(lengths)
 
 
 #: Share of the first row's and column's cells a white cells' class may hold (a cell or two
@@ -305,7 +308,7 @@ def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndar
             if white.sum() < 4 or not _plausible_layout(white) or _lone_cells(~white).any():
                 continue
             lengths = layout_run_lengths(white)
-            key = (sum(1 for n in lengths if n == 1) / len(lengths), -int(white.sum()))
+            key = (lengths.count(1) / len(lengths), -int(white.sum()))
             if best_key is None or key < best_key:
                 best, best_key = white, key
     return best

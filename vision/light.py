@@ -281,16 +281,13 @@ def _chained(edges: list[ShadowEdge], cell: float) -> list[ShadowEdge]:
     return kept
 
 
-def even_out_shadow(image: np.ndarray, lattice: Lattice, edges: list[ShadowEdge] | None = None
-                    ) -> tuple[np.ndarray, list[ShadowEdge]]:
-    """``image`` with the shadow side of a sharp shadow edge brightened to the light side's level.
+def even_out_shadow(image: np.ndarray, edges: list[ShadowEdge]) -> tuple[np.ndarray, list[ShadowEdge]]:
+    """``image`` with the shadow side of the sharp shadow ``edges`` (from :func:`find_shadow`)
+    brightened to the light side's level.
 
-    Returns the image (unchanged when no shadow edge was found, or when the edges make no one
-    outline) and the edges it was evened along. ``edges``: those found already, if they were.
+    Returns the image (unchanged when no edge was found, or when the edges make no one outline)
+    and the edges it was evened along.
     """
-    if edges is None:
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-        edges = find_shadow(gray, lattice)
     if not edges:
         return image, []
     out = divide_out_shadow(image, edges)

@@ -9,7 +9,7 @@ import numpy as np
 
 from solver.reconcile import SideReading, run_cells
 
-from .cells import MAX_SINGLE_RUN_SHARE, classify_cells, layout_run_lengths
+from .cells import classify_cells, layout_run_lengths, too_many_single_runs
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
                    remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
@@ -168,8 +168,8 @@ def layout_doubt(whites: frozenset[Cell], n_rows: int, n_cols: int) -> str | Non
     lengths = layout_run_lengths(white)
     if not lengths:
         return "no white cells"
-    single = sum(1 for n in lengths if n == 1)
-    if single >= 2 and single > MAX_SINGLE_RUN_SHARE * len(lengths):
+    if too_many_single_runs(lengths):
+        single = lengths.count(1)
         return f"{single} of {len(lengths)} runs are a single cell; this does not look like a Kakuro grid"
     return None
 
@@ -234,7 +234,7 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     """
     warped, H, lattice, read_lattice = straighten_grid(image, geometry)
     edges = find_shadow(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped, read_lattice)
-    warped, shadow = even_out_shadow(warped, read_lattice, edges)
+    warped, shadow = even_out_shadow(warped, edges)
     classes = classify_cells(warped, read_lattice, shadow_edges=edges)
     n_rows, n_cols = lattice.shape
     kinds = classes.kinds
