@@ -50,8 +50,10 @@ def test_a_real_grid_under_a_hard_shadow_is_read_exactly(name, depth, angle, off
     assert grid_tokens(result.puzzle) == grid_tokens(truth)
 
 
-@pytest.mark.parametrize("angle", range(0, 360, 45))
-def test_a_shadow_from_any_side_never_gives_a_wrong_solution(angle):
+# The four edges along the cells' diagonals, the hardest to tell from print (0, 90, 180 and
+# 270 degrees were read the same way when tried; they are left out for the suite's time).
+@pytest.mark.parametrize("angle", range(45, 360, 90))
+def test_a_shadow_edge_along_the_diagonals_never_gives_a_wrong_solution(angle):
     # Some of these are read exactly, others reported unreadable (an edge along the cells'
     # diagonals looks like their print); none may come back solved with other digits.
     truth = load_puzzle(SAMPLES / "guardian1244_photo_a.txt")
