@@ -37,6 +37,25 @@ def test_typed_entries_in_a_game_screenshot_are_checked_not_taken_for_givens():
     assert {(w["row"], w["col"]): w["correct"] for w in rows} == expected_ok
 
 
+#: The digits typed large into the grid below, counted by eye in the picture.
+_TYPED_ON_GREY_PAPER = sorted([3, 2, 5, 8, 8, 9, 8, 4, 4, 9, 4, 7, 2, 8, 2])
+
+
+def test_large_typed_entries_are_white_cells_where_the_clue_cells_are_grey():
+    """Clue cells light grey, a player's digits typed large and dark in fifteen white cells: each
+    greys its cell as much as a clue cell's paper, and its strokes reach both corners, but it is
+    one piece astride the cell's middle, not a number in a corner (this fails when the corners
+    are looked at as in a cell with a diagonal line). Rendered from a corpus puzzle (its
+    transcription)."""
+    truth = load_puzzle(IMAGES / "typed_entries_big_digits_grey_cells_12x12_render.txt")
+    (res,) = solve_image(load_image(IMAGES / "typed_entries_big_digits_grey_cells_12x12_render.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert all(cell in truth.whites for cell, _, _ in res.written)
+    assert sorted(digit for _, digit, _ in res.written) == _TYPED_ON_GREY_PAPER
+
+
 @pytest.fixture(scope="module")
 def book_page():
     return solve_image(load_image(IMAGES / "book_scan_discs_3puzzles.jpg"))

@@ -165,7 +165,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         log.debug("cells: %d white-looking cells carry a diagonal", int(faint.sum()))
         non_white |= faint
         confidence = np.where(faint, 0.75, confidence)
-    numbered = _numbered_grey_cells(warped, lattice, feats.tone, non_white | forced)
+    numbered = _numbered_grey_cells(warped, lattice, feats, non_white | forced)
     if numbered.any():
         log.debug("cells: %d grey cells taken for white carry numbers in their corners", int(numbered.sum()))
         non_white |= numbered
@@ -358,15 +358,17 @@ def run_lengths(flags: list[bool]) -> list[int]:
 _GREY_APART = 0.12
 
 
-def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, tone: np.ndarray, non_white: np.ndarray
+def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatures, non_white: np.ndarray
                          ) -> np.ndarray:
     """Cells taken for white that are light grey clue cells: apart from the white cells' tone
     and carrying a number in a corner.
 
     With three tones (white cells, light grey clue cells, darker blocks) the split may fall
     between the clues and the blocks. A white cell in shadow is as grey, but a number it holds
-    (a given) stands in its middle, not in a corner.
+    (a given, or a player's large typed entry, which greys the cell as much) stands in its
+    middle, not in a corner.
     """
+    tone = feats.tone
     white = ~non_white
     if white.sum() < 4:
         return np.zeros_like(non_white)
@@ -379,7 +381,8 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, tone: np.ndarray,
     numbered = np.zeros_like(non_white)
     for r, c in zip(*np.nonzero(grey)):
         numbered[r, c] = _number_in_a_corner(_crop(gray, lattice.col_edges[c], lattice.row_edges[r],
-                                                   lattice.col_edges[c + 1], lattice.row_edges[r + 1], 0.0))
+                                                   lattice.col_edges[c + 1], lattice.row_edges[r + 1], 0.0),
+                                             diagonal_line=feats.diagonal[r, c] >= _SOME_DIAGONAL)
     return numbered
 
 
@@ -494,11 +497,19 @@ _CORNER_S = 48          # side a cell is scaled to for the corner test
 _CORNER_BAND = 0.1      # half-width of the diagonal's band, share of the side
 _CORNER_D = 0.25        # a number's centre lies this far off the diagonal (x - y, share of the side)
 _CORNER_H = (0.1, 0.45)  # a clue number's height, share of the side
+#: A cell's diagonal measure (``CellFeatures.diagonal``) from which it may carry a diagonal line.
+_SOME_DIAGONAL = 0.05
 _CORNER_DIAGONAL = np.abs(np.subtract.outer(np.arange(_CORNER_S), np.arange(_CORNER_S))) <= _CORNER_BAND * _CORNER_S
 
 
-def _number_in_a_corner(cell: np.ndarray) -> bool:
-    """Whether a light cell carries a small number in the upper-right or lower-left corner."""
+def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool:
+    """Whether a light cell carries a small number in the upper-right or lower-left corner.
+
+    Along a diagonal line the band it runs in is cleared, so that a number touching the line is
+    a piece of its own. Without ``diagonal_line`` the band stays: a large number standing in the
+    middle (a given, a typed entry) is then one piece astride the diagonal, not two pieces of
+    ink in the corners.
+    """
     if cell.size == 0:
         return False
     small = cv2.resize(cell, (_CORNER_S, _CORNER_S), interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -508,7 +519,8 @@ def _number_in_a_corner(cell: np.ndarray) -> bool:
         return False
     mask = small < paper - 0.45 * (paper - ink)
     edge = round(0.07 * _CORNER_S)
-    mask[_CORNER_DIAGONAL] = False
+    if diagonal_line:
+        mask[_CORNER_DIAGONAL] = False
     mask[:edge, :] = mask[-edge:, :] = mask[:, :edge] = mask[:, -edge:] = False
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     for i in range(1, n):
