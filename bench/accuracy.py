@@ -159,7 +159,7 @@ def main() -> int:
     parser.add_argument("--per-tier", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--misses", type=Path, default=None, metavar="DIR",
-                        help="write each image not read exactly to DIR (TIER-K.png) and say why on stderr")
+                        help="write each image not read exactly or not solved to DIR (TIER-K.png) and say why on stderr")
     parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot",
                         help="comma-separated: clean, photo, hard, light, page, real, reshot, "
                              "style:FAMILY, or styles (one style:FAMILY row per family)")
@@ -204,7 +204,7 @@ def main() -> int:
                     continue
             scored = _score(results, truths, corners)
             scores.extend(scored)
-            if args.misses is not None and not all(s[0] for s in scored):
+            if args.misses is not None and not all(s[0] and s[2] for s in scored):
                 _report_miss(args.misses, tier, k, image, results)
             keys_solved += _answer_keys_solved(results, answer_keys)
         n = len(scores)
