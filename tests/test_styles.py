@@ -166,6 +166,19 @@ def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other(
     assert key.answer_to == (results.index(solved), True)
 
 
+def test_a_puzzle_printed_beside_an_answer_grid_is_two_grids_not_one():
+    """A page photographed askew: a puzzle and, a cell's width to its right, last week's answer
+    grid, their rows nearly level. One box round both has a clear lattice too (8x13), and was
+    read instead of either (this fails without the rule that a box holding two grids found on
+    their own is not a grid). Rendered from a corpus puzzle (its transcription)."""
+    truth = load_puzzle(IMAGES / "puzzle_beside_its_answer_key_7x7_render.txt")
+    results = solve_image(load_image(IMAGES / "puzzle_beside_its_answer_key_7x7_render.jpg"))
+    assert sorted(r.status for r in results) == ["answer-key", "solved"]
+    (solved,) = [r for r in results if r.status == "solved"]
+    assert grid_tokens(solved.puzzle) == grid_tokens(truth)
+    assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
+
+
 def test_white_cells_filled_grey_inside_an_irregular_outline():
     """A generated book's page: no black cells, an irregular outline (bare page inside the grid's
     box), light-grey clue cells, white cells filled dark grey. The bare page is no cell."""
@@ -262,6 +275,19 @@ def test_small_or_askew_numbers_in_discs_are_read(side, font_px, squash, at_leas
     reads = read_clues_two_readers(cells, second_opinion=False)
     right = sum((d.value, a.value) == pair for (d, a), pair in zip(reads, _DISC_NUMBERS))
     assert right >= at_least, [(d.value, a.value) for d, a in reads]
+
+
+def test_small_blurred_numbers_in_discs_are_read_with_whole_number_templates():
+    """A book page photographed from afar: numbers in discs on black, their digits 6 to 9 pixels
+    tall and blurred into one blot, which the glyph reader cuts wrongly ("10" read "19", "6"
+    read "4"). The whole-number template reader weighs in where the glyph reader is unsure; with
+    it the grid is read exactly and solved, without it the rules find two readings and report it
+    unreadable. Rendered from a corpus puzzle (its transcription)."""
+    truth = load_puzzle(IMAGES / "small_discs_blurred_digits_11x11_render.txt")
+    (res,) = solve_image(load_image(IMAGES / "small_discs_blurred_digits_11x11_render.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
 
 
 @pytest.mark.parametrize("name", ["rounded_app_light_digits_mauve_12x12_render",

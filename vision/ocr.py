@@ -32,6 +32,7 @@ import numpy as np
 
 from .errors import ClueReadError
 from .glyphs import GlyphClassifier, default_classifier
+from .templates import default_templates
 from .types import NumberRead
 
 __all__ = [
@@ -816,9 +817,12 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     if with_disc:
         disc_halves = [[level[i] for level in in_disc if level[i] is not None] for i in with_disc]
         flat = _read_many([_job(h) for hs in disc_halves for h in hs], clf)
+        # Small numbers in discs blur into one blot that the glyph reader cuts wrongly; a reader
+        # of whole numbers (the middle level's map, or the first there is) weighs in.
+        matched = default_templates().probabilities([hs[len(hs) // 2] for hs in disc_halves])
         start = 0
-        for i, hs in zip(with_disc, disc_halves):
-            other = _merge_levels(flat[start:start + len(hs)])
+        for i, hs, match in zip(with_disc, disc_halves, matched):
+            other = _with_templates(_merge_levels(flat[start:start + len(hs)]), match)
             start += len(hs)
             if other.value is not None and best_probability(other) > best_probability(reads[i]):
                 halves[i], reads[i] = hs[0], other
@@ -835,6 +839,28 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
             if other.value is not None and best_probability(other) >= _FLIPPED_MIN_P:
                 halves[i], reads[i] = flipped[0][k], other
     return halves, reads
+
+
+#: The template reader's share when its probabilities are mixed with the glyph reader's.
+_TEMPLATE_SHARE = 0.3
+#: A glyph read this sure is kept as it is: the templates' other candidates would only make a
+#: second reading of the grid plausible (and the puzzle unconfirmed) where it was read right.
+_SURE_WITHOUT_TEMPLATES = 0.7
+
+
+def _with_templates(read: NumberRead, match: np.ndarray) -> NumberRead:
+    """The glyph reader's read of a number in a disc, mixed with the template reader's
+    probabilities (``match[v - 1]`` for the number v); the read unchanged where the templates
+    saw no ink."""
+    if not match.any() or best_probability(read) >= _SURE_WITHOUT_TEMPLATES:
+        return read
+    listed = dict(read.alternatives or (((read.value, read.confidence),) if read.value is not None else ()))
+    share = _TEMPLATE_SHARE if listed else 1.0
+    mixed = {int(v): (1 - share) * listed.get(int(v), 0.0) + share * float(p)
+             for v, p in zip(range(CLUE_MIN, CLUE_MAX + 1), match)}
+    ranked = sorted(mixed.items(), key=lambda vp: -vp[1])[:4]
+    p1, p2 = ranked[0][1], ranked[1][1]
+    return NumberRead(ranked[0][0], float(p1 * p1 / (p1 + p2)), tuple(ranked))
 
 
 #: A half whose best number has less probability than this, or that has ink and no number, is
