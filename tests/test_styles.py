@@ -37,6 +37,18 @@ def test_typed_entries_in_a_game_screenshot_are_checked_not_taken_for_givens():
     assert {(w["row"], w["col"]): w["correct"] for w in rows} == expected_ok
 
 
+def test_large_typed_entries_in_a_grid_with_a_diagonal_in_every_cell_are_not_clues():
+    """A diagonal in every cell, so a clue cell is a light cell with a number in a corner; the
+    player's large typed digits, cut by the band along the diagonal, leave a piece in a corner
+    too (the bottom bar of a "3", a tenth of the cell high: this fails when such a sliver counts
+    as a number). Rendered from a corpus puzzle (its transcription)."""
+    truth = load_puzzle(IMAGES / "typed_entries_diagonal_in_every_cell_11x11_render.txt")
+    (res,) = solve_image(load_image(IMAGES / "typed_entries_diagonal_in_every_cell_11x11_render.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
 #: The digits typed large into the grid below, counted by eye in the picture.
 _TYPED_ON_GREY_PAPER = sorted([3, 2, 5, 8, 8, 9, 8, 4, 4, 9, 4, 7, 2, 8, 2])
 

@@ -496,7 +496,9 @@ def _numbered_light_cells(warped: np.ndarray, lattice: Lattice, light: np.ndarra
 _CORNER_S = 48          # side a cell is scaled to for the corner test
 _CORNER_BAND = 0.1      # half-width of the diagonal's band, share of the side
 _CORNER_D = 0.25        # a number's centre lies this far off the diagonal (x - y, share of the side)
-_CORNER_H = (0.1, 0.45)  # a clue number's height, share of the side
+# A clue number's height, share of the side. Not less than 0.15: the band along a diagonal line
+# cuts a large typed entry into pieces, and its bottom bar alone was 0.1 of the side.
+_CORNER_H = (0.15, 0.45)
 #: A cell's diagonal measure (``CellFeatures.diagonal``) from which it may carry a diagonal line.
 _SOME_DIAGONAL = 0.05
 _CORNER_DIAGONAL = np.abs(np.subtract.outer(np.arange(_CORNER_S), np.arange(_CORNER_S))) <= _CORNER_BAND * _CORNER_S
