@@ -5,8 +5,9 @@ digits 6 to 9 pixels tall: blur joins them and fills their holes, so that cuttin
 digits (what :mod:`vision.glyphs` reads) goes wrong before any digit is read. Matching needs no
 cut: the number's ink, scaled to a fixed height, is compared with every number 1-45 rendered in
 many fonts and blurred by several amounts, allowing a pixel's shift; each number scores its best
-match. The scores are turned into probabilities that :mod:`vision.ocr` multiplies with the glyph
-reader's, so that where the two readers disagree the puzzle's constraints get both candidates.
+match. The scores are turned into probabilities that :mod:`vision.ocr` mixes with the glyph
+reader's where that one is unsure, so that where the two readers disagree the puzzle's
+constraints get both candidates.
 
 The rendered numbers are built by ``tools/make_number_templates.py`` from the fonts on the build
 machine (the glyph model's training fonts: its held-out families are left out here too) and
