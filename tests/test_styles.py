@@ -178,19 +178,6 @@ def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other(
     assert key.answer_to == (results.index(solved), True)
 
 
-def test_a_puzzle_printed_beside_an_answer_grid_is_two_grids_not_one():
-    """A page photographed askew: a puzzle and, a cell's width to its right, last week's answer
-    grid, their rows nearly level. One box round both has a clear lattice too (8x13), and was
-    read instead of either (this fails without the rule that a box holding two grids found on
-    their own is not a grid). Rendered from a corpus puzzle (its transcription)."""
-    truth = load_puzzle(IMAGES / "puzzle_beside_its_answer_key_7x7_render.txt")
-    results = solve_image(load_image(IMAGES / "puzzle_beside_its_answer_key_7x7_render.jpg"))
-    assert sorted(r.status for r in results) == ["answer-key", "solved"]
-    (solved,) = [r for r in results if r.status == "solved"]
-    assert grid_tokens(solved.puzzle) == grid_tokens(truth)
-    assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
-
-
 def test_white_cells_filled_grey_inside_an_irregular_outline():
     """A generated book's page: no black cells, an irregular outline (bare page inside the grid's
     box), light-grey clue cells, white cells filled dark grey. The bare page is no cell."""

@@ -129,7 +129,7 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         others = tuple((p[0] / scale, p[1], p[2]) for p in sorted(probes, key=lambda p: -p[1])
                        if p[0] is not quad_xy)
         found.append((quad_xy / scale, contrast, shape, others))
-    found = _drop_nested(_drop_unions(found))
+    found = _drop_nested(found)
     geometries = []
     for quad_xy, contrast, shape, others in found:
         for option in ((quad_xy, contrast, shape),) + others:
@@ -863,37 +863,6 @@ def _expand_quad(quad_xy: np.ndarray, frac: float) -> np.ndarray:
 def _apply_h(H: np.ndarray, pts_xy: np.ndarray) -> np.ndarray:
     pts = np.asarray(pts_xy, np.float64).reshape(-1, 1, 2)
     return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
-
-
-def _drop_unions(found):
-    """Drop each quad that is two or more grids seen as one: it holds two or more clear lattices
-    found on their own, none inside another, that cover at least half of it.
-
-    Puzzles printed side by side (a puzzle and last week's answer grid) make one box round both
-    whose lattice is clear too, as their rows line up; left to :func:`_drop_nested`, the larger
-    box would win. A single grid has never shown two separate lattices within it (every real
-    image in samples/, tests/data and the shared set was checked).
-    """
-    def centre_in(outer, inner) -> bool:
-        return cv2.pointPolygonTest(outer[0].reshape(-1, 1, 2), tuple(float(v) for v in inner[0].mean(axis=0)),
-                                    False) >= 0
-
-    keep = []
-    for item in found:
-        area = cv2.contourArea(item[0])
-        parts = [other for other in found if other is not item
-                 and cv2.contourArea(other[0]) < _PART_AREA * area and centre_in(item, other)]
-        apart = [p for p in parts if not any(q is not p and (centre_in(q, p) or centre_in(p, q)) for q in parts)]
-        if len(apart) >= 2 and sum(cv2.contourArea(p[0]) for p in apart) >= _PARTS_COVER * area:
-            continue
-        keep.append(item)
-    return keep
-
-
-#: A grid within a larger quad is at most this share of its area; the grids found within one
-#: together cover at least ``_PARTS_COVER`` of it (two puzzles side by side: 0.96).
-_PART_AREA = 0.7
-_PARTS_COVER = 0.5
 
 
 def _drop_nested(found):
