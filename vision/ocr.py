@@ -854,13 +854,10 @@ def _with_templates(read: NumberRead, match: np.ndarray) -> NumberRead:
     saw no ink."""
     if not match.any() or best_probability(read) >= _SURE_WITHOUT_TEMPLATES:
         return read
-    listed = dict(read.alternatives or (((read.value, read.confidence),) if read.value is not None else ()))
+    listed = dict(_alternatives(read))
     share = _TEMPLATE_SHARE if listed else 1.0
-    mixed = {int(v): (1 - share) * listed.get(int(v), 0.0) + share * float(p)
-             for v, p in zip(range(CLUE_MIN, CLUE_MAX + 1), match)}
-    ranked = sorted(mixed.items(), key=lambda vp: -vp[1])[:4]
-    p1, p2 = ranked[0][1], ranked[1][1]
-    return NumberRead(ranked[0][0], float(p1 * p1 / (p1 + p2)), tuple(ranked))
+    return _ranked_read({v: (1 - share) * listed.get(v, 0.0) + share * float(p)
+                         for v, p in zip(range(CLUE_MIN, CLUE_MAX + 1), match)})
 
 
 #: A half whose best number has less probability than this, or that has ink and no number, is
@@ -899,14 +896,23 @@ def _merge_levels(reads: Sequence[NumberRead]) -> NumberRead:
     total = sum(weights)
     probs: dict[int, float] = {}
     for r, w in zip(reads, weights):
-        for v, p in r.alternatives or (((r.value, r.confidence),) if r.value is not None else ()):
+        for v, p in _alternatives(r):
             probs[v] = probs.get(v, 0.0) + w * p / total
+    return _ranked_read(probs, 0.5 if any(r.value is None for r in reads) else 1.0)
+
+
+def _alternatives(read: NumberRead) -> tuple[tuple[int, float], ...]:
+    """The read's (value, probability) pairs: its alternatives, or its one value."""
+    return read.alternatives or (((read.value, read.confidence),) if read.value is not None else ())
+
+
+def _ranked_read(probs: dict[int, float], doubt: float = 1.0) -> NumberRead:
+    """The read whose numbers have ``probs``: the likeliest four, and a confidence that a close
+    runner-up lowers (times ``doubt``)."""
     ranked = sorted(probs.items(), key=lambda vp: -vp[1])[:4]
     p1 = ranked[0][1]
     p2 = ranked[1][1] if len(ranked) > 1 else 0.0
-    conf = p1 * p1 / (p1 + p2) if p1 > 0 else 0.0
-    if any(r.value is None for r in reads):
-        conf *= 0.5
+    conf = doubt * p1 * p1 / (p1 + p2) if p1 > 0 else 0.0
     return NumberRead(int(ranked[0][0]), float(conf), tuple((int(v), float(p)) for v, p in ranked))
 
 
