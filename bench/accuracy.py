@@ -2,10 +2,10 @@
 
     .venv/bin/python bench/accuracy.py [--per-tier 20] [--seed 0] [--tiers clean,photo,...]
 
-Synthetic puzzles are real corpus layouts (unique solutions) drawn by vision/render.py in random
+Synthetic puzzles are real corpus layouts (unique solutions) drawn by synthetic/render.py in random
 styles and fonts, then scanned or photographed; "real" is every sample with a transcription,
 "reshot" each of them photographed twice more (see ``_real``). A tier ``style:FAMILY`` draws one
-style family of ``vision.render.STYLE_FAMILIES`` (scanned or photographed at random); ``styles``
+style family of ``synthetic.render.STYLE_FAMILIES`` (scanned or photographed at random); ``styles``
 stands for one such tier per family.
 Prints one table: puzzles, share of grids read exactly, share of cells right, share solved
 correctly, solved WRONG (must be 0), median and max seconds per image (one core, in-process).
@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from pipeline import solve_image  # noqa: E402
 from solver.formats import grid_tokens, load_puzzle, parse_solution_grid  # noqa: E402
 from vision.imageio import load_image  # noqa: E402
-from vision.render import (  # noqa: E402
+from synthetic.render import (  # noqa: E402
     STYLE_FAMILIES, photograph, random_style, render_family, render_page, render_puzzle,
 )
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/batch.py [--pages 24] [--dpi 150]
 
-The book is a PDF of flat pages, two published 10x10 puzzles each drawn by vision/render.py, written to a
+The book is a PDF of flat pages, two published 10x10 puzzles each drawn by synthetic/render.py, written to a
 temporary folder. Each run is the command a user types, `kakuro batch BOOK --jobs N --force`, in a
 fresh process, so both pay the same start-up (imports, worker processes). Prints one table.
 """
@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from solver.formats import load_puzzle  # noqa: E402
-from vision.render import random_style, render_page  # noqa: E402
+from synthetic.render import random_style, render_page  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "puzzles" / "corpus"
 

@@ -1,8 +1,8 @@
 """Contact sheet of synthetic samples across tiers, to eyeball a renderer against real puzzles.
 
 Usage: python bench/gallery.py OUTDIR [--renderer render|synth] [--seed N] [--count 12] [--tiers ...]
-``--renderer render`` (default) draws ``vision.render`` samples into OUTDIR/gallery.png,
-``--renderer synth`` draws ``vision.synth`` samples into OUTDIR/synth_gallery.png. Grid corners are
+``--renderer render`` (default) draws ``synthetic.render`` samples into OUTDIR/gallery.png,
+``--renderer synth`` draws ``synthetic.synth`` samples into OUTDIR/synth_gallery.png. Grid corners are
 marked in green; prints per-sample and per-tier timings, and the time of a flat 10x10 render at
 40 px cells.
 """
@@ -25,7 +25,7 @@ RENDERERS = ("render", "synth")
 
 
 def _make_sample(renderer: str, module, seed: int, k: int, tier: str):
-    # The two renderers seed differently: vision.render by an int, vision.synth by a Generator.
+    # The two renderers seed differently: synthetic.render by an int, synthetic.synth by a Generator.
     if renderer == "render":
         return module.make_sample(seed + k, tier)
     return module.make_sample(np.random.default_rng([seed, k]), tier)

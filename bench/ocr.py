@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/ocr.py [--cells 200] [--seed 11]
 
-Cells are drawn by ``tests/ocr_synth.py`` in fonts held out of the glyph model's training, in
+Cells are drawn by ``synthetic/clue_cells.py`` in fonts held out of the glyph model's training, in
 every clue style, clean and degraded. Prints one table: reader, cells, numbers read right, and
 milliseconds per cell (one core; tesseract reads all cells in one call on a mosaic).
 """
@@ -17,11 +17,10 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 import cv2  # noqa: E402
 
-from ocr_synth import load_trainer, random_cells  # noqa: E402
+from synthetic.clue_cells import load_trainer, random_cells  # noqa: E402
 from vision import ocr  # noqa: E402
 
 cv2.setNumThreads(1)

@@ -79,7 +79,7 @@ def test_warm_light_leaves_white_cells_white(filename):
 def test_shadow_over_clue_cells_printed_on_white_paper():
     # Newspaper style: clue and block cells share the white cells' paper and differ only by their
     # diagonals; a hard shadow across half the grid must not turn the shaded white cells into blocks.
-    from vision.synth import make_sample
+    from synthetic.synth import make_sample
 
     sample = make_sample(np.random.default_rng([5, 9, ord("p")]), "photo")
     puzzle = sample.puzzles[0]
@@ -96,7 +96,7 @@ def test_a_corner_of_black_cells_is_not_taken_for_paper():
     # Three by three black cells in two corners: no white cell lies within two cells of the
     # corner ones, so a purely local paper reference would call them white.
     from solver.formats import load_puzzle
-    from vision.render import Style, render_puzzle
+    from synthetic.render import Style, render_puzzle
 
     puzzle = load_puzzle(Path(__file__).parent / "data" / "puzzles" / "corpus" / "paucuesta9__diff2_9_10_0.txt")
     image, _ = render_puzzle(puzzle, Style(cell_px=44))

@@ -215,7 +215,7 @@ CORPUS = Path(__file__).parent / "data" / "puzzles" / "corpus"
 def test_photographed_page_with_text_beside_grid_has_true_shape(seed):
     # Text set close around a grid, and black outer rows, both used to add or drop rows.
     from solver.formats import load_puzzle
-    from vision.render import photograph, random_style, render_puzzle
+    from synthetic.render import photograph, random_style, render_puzzle
 
     names = [line.split("\t")[0] for line in (CORPUS / "MANIFEST.tsv").read_text().splitlines()[1:]]
     rng = np.random.default_rng([seed, 1])

@@ -105,7 +105,7 @@ def test_the_shadow_found_has_the_depth_cast():
 
 
 def test_a_paper_margin_between_a_dark_desk_and_a_dark_grid_is_not_a_column():
-    # A render photographed on a black desk (vision/render.py, light level, dark desk): the grid's
+    # A render photographed on a black desk (synthetic/render.py, light level, dark desk): the grid's
     # paper margin shows as one more column of cells between two dark edges. Truth: the puzzle
     # the renderer drew (a corpus puzzle).
     folder = Path(__file__).resolve().parent / "data" / "images"

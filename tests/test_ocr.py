@@ -17,7 +17,7 @@ from vision import ocr
 from vision.glyphs import MODEL_PATH, REJECT, GlyphClassifier, default_classifier
 from vision.types import NumberRead
 
-from ocr_synth import (degrade, digit_accuracy, load_trainer, random_cells, render_clue_cell,
+from synthetic.clue_cells import (degrade, digit_accuracy, load_trainer, random_cells, render_clue_cell,
                        render_given_cell)
 
 DATA = Path(__file__).parent / "data" / "images"

@@ -199,7 +199,7 @@ def _printed_like(truth, font_index: int = 0, degraded: bool = False):
     """``resemble`` over the true clues printed in one held-out font (real renders, real likeness)."""
     import numpy as np
 
-    from ocr_synth import degrade, load_trainer, render_clue_cell
+    from synthetic.clue_cells import degrade, load_trainer, render_clue_cell
     from vision.ocr import WEAK_LEVELS, number_likeness, split_clue_cell
 
     font = load_trainer().holdout_fonts()[font_index]

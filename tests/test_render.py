@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from solver.formats import load_puzzle
-from vision.render import (
+from synthetic.render import (
     STYLE_FAMILIES, TIERS, make_sample, photograph, puzzle_values_ok, random_puzzle, random_style, render_family,
     render_puzzle,
 )

@@ -105,7 +105,7 @@ def test_a_diagonal_in_every_cell_does_not_make_every_cell_a_clue():
     cells on the white paper told apart only by their small numbers, blocks grey or hatched.
     Published puzzles from the corpus, drawn that way (flat and photographed): each is read
     exactly, and none is solved wrongly."""
-    from vision.render import render_family
+    from synthetic.render import render_family
 
     puzzles = _corpus_puzzles(["paucuesta9__diff2_9_10_0.txt", "nikoli__Nikoli_Vol_142_Kakuro_No_4.txt"])
     exact = wrong = 0
@@ -164,7 +164,7 @@ def test_an_answer_grid_on_a_book_page_is_an_answer_key_not_a_puzzle(book_page):
 def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other():
     """A generated book page: a published puzzle and, beside it, its solution as an answer grid
     (clue cells bare). The puzzle is solved, the grid is named an answer key, and the two agree."""
-    from vision.render import render_family
+    from synthetic.render import render_family
 
     (puzzle, values), = _corpus_puzzles(["paucuesta9__diff2_9_10_0.txt"])
     image, corners, _, keys = render_family(np.random.default_rng(7), "answer_key", [puzzle], [values])

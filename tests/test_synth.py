@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from solver.model import Puzzle
-from vision.synth import (TIERS, Style, make_sample, photograph, random_puzzle, random_style,
+from synthetic.synth import (TIERS, Style, make_sample, photograph, random_puzzle, random_style,
                           render_page, render_puzzle)
 
 

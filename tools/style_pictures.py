@@ -3,7 +3,7 @@
     .venv/bin/python tools/style_pictures.py
 
 One published 6x6 puzzle from the corpus, drawn flat in each style family of
-``vision.render.STYLE_FAMILIES`` (the answer key beside its puzzle), scaled to about 240 px.
+``synthetic.render.STYLE_FAMILIES`` (the answer key beside its puzzle), scaled to about 240 px.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 
 from solver.formats import load_puzzle  # noqa: E402
 from solver.solve import solve_puzzle  # noqa: E402
-from vision.render import STYLE_FAMILIES, render_family  # noqa: E402
+from synthetic.render import STYLE_FAMILIES, render_family  # noqa: E402
 
 PUZZLE = ROOT / "tests" / "data" / "images" / "book_scan_discs_3puzzles@2.txt"
 OUT = ROOT / "docs" / "styles"

@@ -235,7 +235,7 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
     from vision import ocr
     from vision.grid import locate_puzzles
     from vision.read import _cell_crop, straighten_grid
-    from vision.render import photograph, random_puzzle, random_style, render_puzzle
+    from synthetic.render import photograph, random_puzzle, random_style, render_puzzle
 
     rng = np.random.default_rng([seed, 7])
     rows, cols = int(rng.integers(5, 16)), int(rng.integers(5, 16))
@@ -244,8 +244,8 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
         if seed % 3 == 2:
             # The print styles of the world (numbers in discs, grey and tinted cells, dark mode,
             # app tiles, ...), each glyph cut as the reader cuts it from that look.
-            from vision import render
-            from vision.render import STYLE_FAMILIES, render_family
+            from synthetic import render
+            from synthetic.render import STYLE_FAMILIES, render_family
 
             # Only the training fonts: the held-out ones measure generalisation.
             printed, pen = render.available_fonts()
@@ -261,7 +261,7 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
                                            level=None if level == "clean" else level)
         elif seed % 2:
             # The other renderer: its own styles, layouts, givens and pen marks.
-            from vision import synth
+            from synthetic import synth
 
             style = synth.random_style(rng, fonts=fonts)
             puzzle, values = synth.random_puzzle(rng, rows, cols)
@@ -315,8 +315,8 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
 def harvest_pipeline_glyphs(fonts: list[str], n_images: int, seed: int, jobs: int = 2
                             ) -> tuple[list[np.ndarray], np.ndarray]:
     """Glyph masks as the reader really sees them (after locating, rectifying, splitting and line
-    removal), from puzzles drawn in the training fonts by ``vision.render``, ``vision.synth`` and
-    ``vision.render``'s style families (numbers in discs, grey and tinted cells, dark mode, app
+    removal), from puzzles drawn in the training fonts by ``synthetic.render``, ``synthetic.synth`` and
+    ``synthetic.render``'s style families (numbers in discs, grey and tinted cells, dark mode, app
     tiles; one image in three) and photographed."""
     import multiprocessing
 

@@ -28,7 +28,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from solver.model import Cell, Puzzle
-from vision.render import puzzle_from_fill
+from synthetic.render import puzzle_from_fill
 
 __all__ = [
     "TIERS", "Style", "SynthSample", "available_fonts", "random_puzzle", "random_style",
