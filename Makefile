@@ -31,13 +31,13 @@ test-fast: setup
 	$(BIN)/python -m pytest -n 2 -m "not slow"
 
 # Mutation testing (not part of `make test`; see README): the solver's model, formats, rules and
-# reading reconciliation, and pipeline.py's command line. MUTATION_JOBS mutants at a time.
+# reading reconciliation, pipeline.py's results and cli.py's command line. MUTATION_JOBS mutants at a time.
 MUTATION_JOBS ?= 2
 MUTANTS := 'solver.reconcile.*' 'solver.model.*' 'solver.formats.*' 'solver.validate.*' \
 	'solver.combos.*' 'solver.errors.*' \
-	'pipeline.x_main__*' 'pipeline.x_cmd_solve__*' 'pipeline.x_cmd_check__*' 'pipeline.x_cmd_combos__*' \
-	'pipeline.x__worst__*' 'pipeline.x*PuzzleResult*to_json__*' 'pipeline.x_solve_puzzle_file__*' \
-	'pipeline.x__load_input__*' 'pipeline.x__print_result_text__*'
+	'cli.x_main__*' 'cli.x_cmd_solve__*' 'cli.x_cmd_check__*' 'cli.x_cmd_combos__*' \
+	'pipeline.x_worst_exit_code__*' 'pipeline.x*PuzzleResult*to_json__*' 'pipeline.x_solve_puzzle_file__*' \
+	'pipeline.x_load_input__*' 'cli.x__print_result_text__*'
 
 mutation: setup
 	$(BIN)/pip install -q -e '.[test,mutation]'

@@ -1,31 +1,28 @@
-"""The stages joined, and the ``kakuro`` command line.
+"""The stages joined, in order, and the public Python API.
 
-This is the only module that touches argv, logging set-up, output files and exit codes.
+An image goes through: **load** (``load_input``), **locate** every grid (``vision.grid``),
+**classify** its cells and **read** its clues (``vision.read``), **check** the reading against the
+rules of Kakuro, **solve** it (``solver``), and **draw** the solution onto the original
+(``annotate_image``). ``solve_image`` runs the middle stages on a numpy array and returns one
+``PuzzleResult`` per puzzle; nothing here touches argv, output files or exit codes: the command
+line (``cli``), the batch engine (``batch``) and the web page (``web``) are its clients.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
-import json
 import logging
-import multiprocessing
-import os
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import cv2
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from solver.combos import combinations, sum_range
-from solver.errors import InvalidPuzzleError, KakuroError, PuzzleFormatError
-from solver.formats import format_text, grid_tokens, parse_puzzle, puzzle_to_json
+from solver.errors import ExitCode
+from solver.formats import grid_tokens, parse_puzzle
 from solver.model import Cell, Puzzle, Solution
 from solver.reconcile import Correction, Reconciled, reconcile_reading
 from solver.solve import solve_puzzle
@@ -37,67 +34,51 @@ from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.read import GridReading, complete_clue_border, read_answer_key, read_grid, trim_page_margin
 
-__all__ = ["main", "ExitCode", "PuzzleResult", "PageResult", "solve_image", "annotate_image", "process_page"]
+__all__ = ["Status", "PuzzleResult", "load_input", "solve_image", "solve_puzzle_file", "annotate_image",
+           "worst_exit_code"]
 
 log = logging.getLogger("kakuro")
 
 
-class ExitCode(IntEnum):
-    """Documented in README.md; the worst outcome of a run decides."""
+class Status(StrEnum):
+    """What became of one puzzle; a string, so JSON and comparisons with text keep working."""
 
-    ok = 0                  # solved, solution unique
-    ambiguous = 1           # solved, but more than one solution
-    bad_args = 2            # command line misused (as argparse)
-    input_file = 3          # input missing, unreadable, not an image or puzzle file, truncated
-    grid_not_found = 4      # no puzzle grid on the image
-    unsolvable = 5          # clues contradict each other: no solution
-    partial_batch = 6       # a batch where some inputs failed
-    missing_dependency = 7  # tesseract or another required program is missing
-    unreadable = 8          # grid found but some clue could not be read for certain
-    invalid_puzzle = 9      # a puzzle file that breaks the rules (impossible clue, ...)
-    other_error = 15        # a bug: please report it with -v output
-    ctrl_c = 130
+    solved = "solved"            # one solution, found
+    ambiguous = "ambiguous"      # solved, but the clues (as read) allow more than one solution
+    unsolvable = "unsolvable"    # the clues contradict each other
+    unreadable = "unreadable"    # a clue or the layout could not be read for certain
+    answer_key = "answer-key"    # a solved grid with no clues: nothing to solve
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return _STATUS_EXIT[self]
+
+    @property
+    def settled(self) -> bool:
+        """Whether it needs nothing more from the user: a solved puzzle, an answer key read."""
+        return self in (Status.solved, Status.answer_key)
 
 
-_STATUS_EXIT = {"solved": ExitCode.ok, "ambiguous": ExitCode.ambiguous, "unsolvable": ExitCode.unsolvable,
-                "unreadable": ExitCode.unreadable, "answer-key": ExitCode.ok}
-#: Outcomes that need nothing more from the user: a solved puzzle, an answer key read.
-_SETTLED = ("solved", "answer-key")
+_STATUS_EXIT = {Status.solved: ExitCode.ok, Status.ambiguous: ExitCode.ambiguous,
+                Status.unsolvable: ExitCode.unsolvable, Status.unreadable: ExitCode.unreadable,
+                Status.answer_key: ExitCode.ok}
 _SEVERITY = [ExitCode.ok, ExitCode.ambiguous, ExitCode.unreadable, ExitCode.unsolvable]
 
 
-def _worst(codes: Iterable[ExitCode]) -> ExitCode:
-    codes = list(codes)
+def worst_exit_code(statuses: Iterable[str]) -> ExitCode:
+    """The exit code of a run that gave these statuses: the worst of theirs (ok for none)."""
+    codes = [Status(s).exit_code for s in statuses]
     return max(codes, key=_SEVERITY.index) if codes else ExitCode.ok
-
-
-def exit_code_for(exc: BaseException) -> ExitCode:
-    """The one place that maps errors to exit codes."""
-    if isinstance(exc, KeyboardInterrupt):
-        return ExitCode.ctrl_c
-    if isinstance(exc, GridNotFoundError):
-        return ExitCode.grid_not_found
-    if isinstance(exc, InvalidPuzzleError):
-        return ExitCode.invalid_puzzle
-    if isinstance(exc, (ImageLoadError, PuzzleFormatError, OSError)):
-        return ExitCode.input_file
-    if isinstance(exc, KakuroError):
-        return ExitCode.other_error
-    return ExitCode.other_error
-
-
-# ---------------------------------------------------------------------------------------------
-# Results
 
 
 @dataclass(frozen=True, eq=False)
 class PuzzleResult:
     """One puzzle from an input, with what became of it.
 
-    status: solved | ambiguous | unsolvable | unreadable. ``reading`` is None for puzzle files.
+    ``status`` may be given as text; it is kept as a ``Status``. ``reading`` is None for puzzle files.
     """
 
-    status: str
+    status: Status
     puzzle: Puzzle | None
     solution: Solution | None
     corners_xy: np.ndarray | None = None
@@ -114,9 +95,13 @@ class PuzzleResult:
     #: puzzle was not solved).
     answer_to: tuple[int, bool | None] | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+
     def to_json(self) -> dict[str, Any]:
         puzzle, sol = self.puzzle, self.solution
-        solved = self.status in ("solved", "ambiguous", "answer-key") and sol is not None and bool(sol.values)
+        solved = self.status in (Status.solved, Status.ambiguous, Status.answer_key) and sol is not None \
+            and bool(sol.values)
         solution = None
         if puzzle is not None and solved:
             solution = [[sol.values.get((r, c)) for c in range(puzzle.n_cols)] for r in range(puzzle.n_rows)]
@@ -124,12 +109,12 @@ class PuzzleResult:
             self.reading.n_rows, self.reading.n_cols) if self.reading else (0, 0)
         return {
             "status": self.status,
-            "kind": "answer-key" if self.status == "answer-key" else "puzzle",
+            "kind": "answer-key" if self.status == Status.answer_key else "puzzle",
             "rows": rows,
             "cols": cols,
             "grid": grid_tokens(puzzle) if puzzle else None,
             "solution": solution,
-            "unique": (self.status == "solved") if solved and self.status != "answer-key" else None,
+            "unique": (self.status == Status.solved) if solved and self.status != Status.answer_key else None,
             "corners": None if self.corners_xy is None else [[round(float(x), 1), round(float(y), 1)]
                                                               for x, y in self.corners_xy],
             "corrections": [{"row": c.cell[0] + 1, "col": c.cell[1] + 1, "direction": c.direction,
@@ -146,7 +131,7 @@ def solve_puzzle_file(puzzle: Puzzle, *, time_limit_s: float) -> PuzzleResult:
     start = time.perf_counter()
     check_puzzle(puzzle)
     sol = solve_puzzle(puzzle, time_limit_s=time_limit_s)
-    status = {"unique": "solved", "multiple": "ambiguous", "none": "unsolvable"}.get(sol.status, "unsolvable")
+    status = {"unique": Status.solved, "multiple": Status.ambiguous}.get(sol.status, Status.unsolvable)
     problems = ()
     if sol.status == "none":
         problems = ("no assignment of digits satisfies every clue",)
@@ -205,7 +190,7 @@ def _mostly_dark(image: np.ndarray, results: list[PuzzleResult]) -> bool:
 
 
 def _was_read(result: PuzzleResult) -> bool:
-    return result.status != "unreadable"
+    return result.status != Status.unreadable
 
 
 def _solve_image(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
@@ -225,12 +210,12 @@ def _solve_image(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
         if key is not None:
             log.info("a %dx%d grid with a digit in every white cell and no clues: an answer key",
                      reading.n_rows, reading.n_cols)
-            results.append(PuzzleResult("answer-key", Puzzle(reading.n_rows, reading.n_cols, frozenset(key), ()),
+            results.append(PuzzleResult(Status.answer_key, Puzzle(reading.n_rows, reading.n_cols, frozenset(key), ()),
                                         Solution("unique", key), geometry.quad.corners_xy,
                                         reading=reading, seconds=time.perf_counter() - start))
             continue
         if not reading.whites or not reading.sides:
-            results.append(PuzzleResult("unreadable", None, None, geometry.quad.corners_xy,
+            results.append(PuzzleResult(Status.unreadable, None, None, geometry.quad.corners_xy,
                                         problems=(reading.doubt or "the grid has no white cells or no clues",),
                                         reading=reading,
                                         seconds=time.perf_counter() - start))
@@ -244,8 +229,8 @@ def _solve_image(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
     results = _check_answer_keys(results)
     # A page of puzzles is worth more than a stray grid-like box: drop unreadable extras when
     # another grid on the image was read.
-    if any(r.status != "unreadable" for r in results):
-        results = [r for r in results if r.status != "unreadable" or r.puzzle is not None]
+    if any(r.status != Status.unreadable for r in results):
+        results = [r for r in results if r.status != Status.unreadable or r.puzzle is not None]
     return results
 
 
@@ -253,16 +238,16 @@ def _check_answer_keys(results: list[PuzzleResult]) -> list[PuzzleResult]:
     """Each answer key with the puzzle of its layout on the same image, and whether they agree."""
     checked = []
     for res in results:
-        if res.status == "answer-key":
+        if res.status == Status.answer_key:
             key = dict(res.solution.values)
             for k, other in enumerate(results):
-                if other.status == "answer-key" or other.puzzle is None:
+                if other.status == Status.answer_key or other.puzzle is None:
                     continue
                 # The key printed without the puzzle's clue row and column is one cell up and left.
                 shift = next((d for d in (0, 1) if {(r - d, c - d) for r, c in other.puzzle.whites} == set(key)), None)
                 if shift is not None:
                     solution = {(r - shift, c - shift): v for (r, c), v in other.solution.values.items()} \
-                        if other.status == "solved" else None
+                        if other.status == Status.solved else None
                     agrees = None if solution is None else solution == key
                     log.info("answer key %s puzzle %d", {True: "agrees with the solution of", None: "is for the "
                              "unsolved", False: "DIFFERS from the solution of"}[agrees], k + 1)
@@ -460,9 +445,9 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
     """The original image with each puzzle's solution, corrections and trouble spots drawn on it."""
     out = image
     for res in results:
-        if res.reading is None or res.status == "answer-key":
+        if res.reading is None or res.status == Status.answer_key:
             continue
-        values = dict(res.solution.values) if res.status == "solved" and res.solution else {}
+        values = dict(res.solution.values) if res.status == Status.solved and res.solution else {}
         # The player's entries stay as written; a wrong one is circled with the right digit beside it.
         wrong = tuple((cell, values[cell]) for cell, _, ok in res.written if not ok and cell in values)
         for cell, _, _ in res.written:
@@ -470,56 +455,17 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
         corrected = tuple(sorted({c.cell for c in res.corrections}))
         conflicts: tuple = ()
         unreadable: tuple = ()
-        if res.status == "unsolvable" and res.puzzle is not None:
+        if res.status == Status.unsolvable and res.puzzle is not None:
             runs = {(run.clue, run.direction): run.cells for run in res.puzzle.runs}
             conflicts = tuple((cell, runs.get((cell, d), ())) for cell, d in res.suspects)
-        elif res.status in ("unreadable", "ambiguous"):
+        elif res.status in (Status.unreadable, Status.ambiguous):
             unreadable = tuple(sorted({cell for cell, _ in res.suspects}))
         out = draw_solution(out, res.reading.H, res.reading.lattice, values, corrected=corrected,
                             conflicts=conflicts, unreadable=unreadable, wrong=wrong)
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Files
-
-
-def write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through a temporary file in the same folder, then rename: never a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _write_image(path: Path, image: np.ndarray) -> None:
-    import cv2
-
-    def write(tmp: Path) -> None:
-        ok, buf = cv2.imencode(path.suffix or ".png", image)
-        if not ok:
-            raise PuzzleFormatError(f"{path}: cannot encode an image with suffix {path.suffix!r}")
-        tmp.write_bytes(buf.tobytes())
-
-    write_atomically(path, write)
-
-
-def _write_debug(folder: Path, stem: str, image: np.ndarray, results: list[PuzzleResult]) -> None:
-    from vision.debug import draw_stages
-
-    readings = [r.reading for r in results if r.reading is not None]
-    pictures = draw_stages(image, [r.corners_xy for r in results if r.corners_xy is not None], readings)
-    for name, picture in pictures.items():
-        _write_image(folder / f"{stem}-{name}.png", picture)
-    log.info("stage pictures written to %s", folder)
-
-
-def _load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
+def load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
     """A puzzle file (text, JSON, CSP) or an image, told apart by content."""
     if not path.exists():
         raise ImageLoadError(path, "file not found; check the path")
@@ -535,462 +481,3 @@ def _load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
     if text_head is not None and head and b"\x00" not in head:
         return parse_puzzle(path.read_text(encoding="utf-8-sig"), str(path)), None
     return None, load_image(path)
-
-
-# ---------------------------------------------------------------------------------------------
-# Commands
-
-
-def _print_result_text(res: PuzzleResult, index: int, total: int) -> None:
-    head = f"puzzle {index + 1} of {total}: " if total > 1 else ""
-    if res.puzzle is not None:
-        values = res.solution.values if res.solution and res.status in ("solved", "ambiguous", "answer-key") else {}
-        sys.stdout.write(format_text(res.puzzle, values))
-    summary = {"solved": "solved; the solution is unique", "ambiguous": "solved, but NOT unique",
-               "unsolvable": "no solution", "unreadable": "could not be read for certain",
-               "answer-key": "an answer key (a solved grid), not a puzzle"}[res.status]
-    log.info("%s%s", head, summary)
-    for c in res.corrections:
-        log.warning("%scorrected clue: %s", head, c.describe())
-    for p in res.problems:
-        (log.info if res.status == "solved" else log.warning)("%s%s", head, p)
-
-
-def cmd_solve(args: argparse.Namespace) -> int:
-    path = Path(args.input)
-    start = time.perf_counter()
-    puzzle, image = _load_input(path)
-    if puzzle is not None:
-        results = [solve_puzzle_file(puzzle, time_limit_s=args.time_limit)]
-    else:
-        try:
-            results = solve_image(image, time_limit_s=args.time_limit)
-        except GridNotFoundError:
-            if args.debug:
-                _write_debug(Path(args.debug), path.stem, image, [])
-            raise
-        out = Path(args.output) if args.output else Path(f"{path.stem}.solved.png")
-        _write_image(out, annotate_image(image, results))
-        log.info("annotated image written to %s", out)
-        if args.debug:
-            _write_debug(Path(args.debug), path.stem, image, results)
-    if args.json:
-        doc = {"input": str(path), "puzzles": [r.to_json() for r in results],
-               "seconds": round(time.perf_counter() - start, 3)}
-        sys.stdout.write(json.dumps(doc) + "\n")
-    else:
-        for i, res in enumerate(results):
-            _print_result_text(res, i, len(results))
-    return int(_worst(_STATUS_EXIT[r.status] for r in results))
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    path = Path(args.input)
-    puzzle, image = _load_input(path)
-    if puzzle is None:
-        raise PuzzleFormatError(f"{path}: `kakuro check` takes a puzzle file (text, JSON or CSP), not an image")
-    res = solve_puzzle_file(puzzle, time_limit_s=args.time_limit)
-    sol = res.solution
-    print(f"{path}: valid, {len(puzzle.whites)} white cells, {len(puzzle.runs)} runs")
-    if res.status == "solved":
-        print("exactly one solution:")
-        print(format_text(puzzle, sol.values), end="")
-    elif res.status == "ambiguous":
-        print("more than one solution; two of them:")
-        print(format_text(puzzle, sol.values), end="")
-        print()
-        print(format_text(puzzle, sol.other or {}), end="")
-        print("they differ at (row, column): " + ", ".join(f"({r + 1},{c + 1})" for r, c in sol.differing))
-    else:
-        print(res.problems[0] if res.problems else "no solution")
-    return int(_STATUS_EXIT[res.status])
-
-
-def cmd_combos(args: argparse.Namespace) -> int:
-    total, length = args.sum, args.length
-    if not 1 <= length <= 9:
-        raise PuzzleFormatError(f"length {length}: a run has 1 to 9 cells")
-    lo, hi = sum_range(length)
-    combos = combinations(total, length)
-    if not combos:
-        print(f"{total} in {length}: impossible (a run of {length} sums to {lo}..{hi})")
-        return int(ExitCode.unsolvable)
-    common = set(combos[0]).intersection(*combos[1:])
-    print(f"{total} in {length}: {len(combos)} combination(s)")
-    for combo in combos:
-        print("  " + " ".join(str(d) for d in combo))
-    print("in every combination: " + (" ".join(str(d) for d in sorted(common)) if common else "none"))
-    return int(ExitCode.ok)
-
-
-# ---------------------------------------------------------------------------------------------
-# Batch: folders and PDF books, one page per unit of work
-
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".heic", ".heif"}
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    out_dir: Path
-    dpi: int = 300
-    time_limit_s: float = 10.0
-    force: bool = False
-
-
-@dataclass(frozen=True)
-class PageJob:
-    source: Path
-    page: int | None  # 0-based page of a PDF; None for an image file
-
-    @property
-    def stem(self) -> str:
-        return self.source.stem + (f"-p{self.page + 1}" if self.page is not None else "")
-
-
-@dataclass(frozen=True)
-class PageResult:
-    """What one page gave: one summary row per puzzle (or one row saying why the page failed)."""
-
-    job: PageJob
-    rows: tuple[dict[str, Any], ...]
-    error: str | None = None
-    exit_code: int = 0
-
-
-def expand_inputs(inputs: list[str]) -> tuple[list[PageJob], list[PageResult]]:
-    """Image files, folders (recursively) and PDFs -> page jobs; inputs that fail at once -> results."""
-    from vision.imageio import count_pdf_pages
-
-    jobs: list[PageJob] = []
-    failed: list[PageResult] = []
-    files: list[Path] = []
-    for item in inputs:
-        path = Path(item)
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*")
-                                if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES | {".pdf"}))
-        else:
-            files.append(path)
-    for path in files:
-        if path.suffix.lower() == ".pdf":
-            try:
-                jobs.extend(PageJob(path, i) for i in range(count_pdf_pages(path)))
-            except KakuroError as exc:
-                failed.append(_failed_page(PageJob(path, None), exc))
-        else:
-            jobs.append(PageJob(path, None))
-    return jobs, failed
-
-
-def _failed_page(job: PageJob, exc: BaseException) -> PageResult:
-    message = str(exc)
-    if not message.startswith(str(job.source)):
-        message = f"{job.source}: {message}"
-    if job.page is not None:
-        message = f"{message} (page {job.page + 1})" if "page" not in message else message
-    row = {"input": str(job.source), "page": None if job.page is None else job.page + 1, "index": None,
-           "status": "error", "unique": None, "corrections": 0, "seconds": 0.0, "error": message}
-    return PageResult(job, (row,), message, int(exit_code_for(exc)))
-
-
-def _result_path(options: BatchOptions, job: PageJob) -> Path:
-    return options.out_dir / f"{job.stem}.result.json"
-
-
-def process_page(job: PageJob, options: BatchOptions) -> PageResult:
-    """Read, solve and write the outputs of every puzzle on one page; never raises for bad input."""
-    from vision.imageio import load_pdf_page
-
-    done = _result_path(options, job)
-    if done.exists() and not options.force:
-        try:
-            data = json.loads(done.read_text())
-            return PageResult(job, tuple(data["rows"]), data.get("error"), data.get("exit_code", 0))
-        except (OSError, ValueError, KeyError):
-            pass  # an unreadable record is redone
-    start = time.perf_counter()
-    try:
-        image = load_pdf_page(job.source, job.page, options.dpi) if job.page is not None else load_image(job.source)
-        results = solve_image(image, time_limit_s=options.time_limit_s)
-    except (KakuroError, OSError, ValueError) as exc:
-        result = _failed_page(job, exc)
-    except Exception as exc:  # a bug on one page must not stop the book
-        log.debug("page failed", exc_info=True)
-        result = _failed_page(job, RuntimeError(f"internal error: {type(exc).__name__}: {exc}"))
-        result = PageResult(job, result.rows, result.error, int(ExitCode.other_error))
-    else:
-        annotated = annotate_image(image, results)
-        _write_image(options.out_dir / f"{job.stem}.png", annotated)
-        rows = []
-        for k, res in enumerate(results, start=1):
-            name = job.stem + (f"-{k}" if len(results) > 1 else "")
-            if res.puzzle is not None:
-                values = dict(res.solution.values) if res.solution and res.status == "solved" else None
-                text = format_text(res.puzzle, values)
-                write_atomically(options.out_dir / f"{name}.txt", lambda t, text=text: t.write_text(text))
-            doc = {"input": str(job.source), "page": None if job.page is None else job.page + 1, "index": k,
-                   **res.to_json()}
-            write_atomically(options.out_dir / f"{name}.json", lambda t, doc=doc: t.write_text(json.dumps(doc)))
-            if len(results) > 1 and res.corners_xy is not None:
-                x0, y0 = np.maximum(res.corners_xy.min(axis=0) - 20, 0).astype(int)
-                x1, y1 = (res.corners_xy.max(axis=0) + 20).astype(int)
-                _write_image(options.out_dir / f"{name}.png", annotated[y0:y1, x0:x1])
-            rows.append({"input": str(job.source), "page": doc["page"], "index": k, "status": res.status,
-                         "unique": doc["unique"], "corrections": len(res.corrections),
-                         "seconds": round(res.seconds, 3), "error": "; ".join(res.problems) or None})
-        code = _worst(_STATUS_EXIT[r.status] for r in results)
-        result = PageResult(job, tuple(rows), None, int(code))
-    seconds = round(time.perf_counter() - start, 3)
-    record = {"rows": list(result.rows), "error": result.error, "exit_code": result.exit_code, "seconds": seconds}
-    write_atomically(done, lambda t: t.write_text(json.dumps(record)))
-    return result
-
-
-def _init_worker() -> None:
-    import cv2
-
-    from vision.glyphs import default_classifier
-
-    cv2.setNumThreads(1)
-    # The pool keeps every core busy: numpy threading its matrix products on top oversubscribes
-    # them (2 jobs on 2 cores gave 1.39x the pages of 1 job, 1.78x with one thread each).
-    threadpool_limits(limits=1)
-    # Ctrl-C is the parent's to handle: it cancels the pool, workers just stop.
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    default_classifier()
-
-
-def _write_summary(out_dir: Path, results: list[PageResult]) -> None:
-    import csv
-    import io
-
-    rows = [row for r in results for row in r.rows]
-    write_atomically(out_dir / "summary.json", lambda t: t.write_text(json.dumps(rows, indent=1)))
-    buf = io.StringIO()
-    fields = ["input", "page", "index", "status", "unique", "corrections", "seconds", "error"]
-    writer = csv.DictWriter(buf, fieldnames=fields)
-    writer.writeheader()
-    writer.writerows(rows)
-    write_atomically(out_dir / "summary.csv", lambda t: t.write_text(buf.getvalue()))
-
-
-def _write_book(out_dir: Path, results: list[PageResult]) -> Path:
-    from PIL import Image
-
-    pages = []
-    for r in results:
-        path = out_dir / f"{r.job.stem}.png"
-        if path.exists():
-            pages.append(Image.open(path).convert("RGB"))
-    target = out_dir / "solved.pdf"
-    if pages:
-        write_atomically(target, lambda t: pages[0].save(t, format="PDF", save_all=True, append_images=pages[1:]))
-    return target
-
-
-def cmd_batch(args: argparse.Namespace) -> int:
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    options = BatchOptions(Path(args.out), dpi=args.dpi, time_limit_s=args.time_limit, force=args.force)
-    options.out_dir.mkdir(parents=True, exist_ok=True)
-    jobs, results = expand_inputs(args.inputs)
-    for r in results:
-        log.warning("%s", r.error)
-    if not jobs and not results:
-        raise PuzzleFormatError("no images or PDFs found in " + ", ".join(args.inputs))
-    jobs_n = max(1, args.jobs or os.cpu_count() or 1)
-    progress = None
-    if sys.stderr.isatty() and not args.quiet:
-        from rich.progress import Progress
-
-        progress = Progress(transient=False)
-        task = progress.add_task("pages", total=len(jobs))
-        progress.start()
-    try:
-        if jobs_n == 1 or len(jobs) == 1:
-            _init_worker_parent()
-            with threadpool_limits(limits=1):  # one job is one core, as in each worker
-                for job in jobs:
-                    results.append(_report(process_page(job, options), progress, args.fail_fast))
-        else:
-            # "spawn": forking a parent whose OpenCV/OR-Tools threads may hold locks can hang a worker.
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(min(jobs_n, len(jobs)), mp_context=context, initializer=_init_worker) as pool:
-                futures = [pool.submit(process_page, job, options) for job in jobs]
-                try:
-                    for fut in as_completed(futures):
-                        results.append(_report(fut.result(), progress, args.fail_fast))
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
-    except _FailFast as stop:
-        results.append(stop.result)
-    finally:
-        if progress is not None:
-            progress.stop()
-    order = {job: i for i, job in enumerate(jobs)}
-    results.sort(key=lambda r: (order.get(r.job, -1), str(r.job.source)))
-    _write_summary(options.out_dir, results)
-    if args.pdf:
-        log.info("book written to %s", _write_book(options.out_dir, results))
-    puzzles = [row for r in results for row in r.rows]
-    solved = sum(1 for row in puzzles if row["status"] == "solved")
-    failed_pages = sum(1 for r in results if r.error)
-    log.info("%d page(s), %d puzzle(s): %d solved, %d not solved, %d page(s) failed; summary in %s",
-             len(results), sum(1 for row in puzzles if row["index"]), solved,
-             sum(1 for row in puzzles if row["index"] and row["status"] not in _SETTLED), failed_pages,
-             options.out_dir / "summary.csv")
-    if args.json:
-        sys.stdout.write(json.dumps({"out": str(options.out_dir), "rows": puzzles}) + "\n")
-    everything_fine = failed_pages == 0 and all(row["status"] in _SETTLED for row in puzzles)
-    return int(ExitCode.ok if everything_fine else ExitCode.partial_batch)
-
-
-class _FailFast(Exception):
-    """The first page that failed, with --fail-fast: it still goes into the summary."""
-
-    def __init__(self, result: PageResult):
-        super().__init__(str(result.job.source))
-        self.result = result
-
-
-def _init_worker_parent() -> None:
-    from vision.glyphs import default_classifier
-
-    default_classifier()
-
-
-def _report(result: PageResult, progress, fail_fast: bool) -> PageResult:
-    where = str(result.job.source) + (f" page {result.job.page + 1}" if result.job.page is not None else "")
-    if result.error:
-        log.warning("%s", result.error)
-    else:
-        for row in result.rows:
-            if row["status"] not in _SETTLED:
-                log.warning("%s puzzle %s: %s%s", where, row["index"], row["status"],
-                            f": {row['error']}" if row["error"] else "")
-    if progress is not None:
-        progress.advance(progress.task_ids[0])
-    if fail_fast and (result.error or any(row["status"] not in _SETTLED for row in result.rows)):
-        raise _FailFast(result)
-    return result
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    """The local web page (``web/``): upload a photo, fix clues, solve; until Ctrl-C."""
-    try:
-        import uvicorn
-
-        from web.app import create_app
-    except ImportError as exc:
-        log.error("`kakuro serve` needs fastapi, uvicorn and python-multipart (%s); "
-                  "install the project again with pip install -e .", exc)
-        return int(ExitCode.missing_dependency)
-    import socket
-
-    try:  # uvicorn would only log a bind failure and exit 1; say what to do instead
-        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-        with socket.create_server((args.host, args.port), family=family):
-            pass
-    except OSError as exc:
-        log.error("cannot listen on %s:%d (%s); choose another --port or --host", args.host, args.port,
-                  exc.strerror or exc)
-        return int(ExitCode.bad_args)
-    log.info("open http://%s:%d/ in a browser (Ctrl-C stops)", args.host, args.port)
-    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
-    return int(ExitCode.ok)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kakuro", description="Read, check and solve Kakuro puzzles.",
-                                     fromfile_prefix_chars="@")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more detail (tracebacks with -vv)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("solve", help="solve a photo, scan or puzzle file")
-    p.add_argument("input", help="image (JPEG, PNG, WebP, TIFF, HEIC) or puzzle file (text, JSON, CSP)")
-    p.add_argument("-o", "--output", help="annotated image to write (default: ./STEM.solved.png)")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.add_argument("--debug", metavar="DIR", help="write one picture per stage into DIR")
-    p.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="solver time limit (default 10)")
-    p.set_defaults(func=cmd_solve)
-
-    p = sub.add_parser("batch", help="solve folders of photos and PDF puzzle books, in parallel")
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="image files, folders (recursive) and PDFs")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for the outputs and summary.csv/json")
-    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
-    p.add_argument("--dpi", type=int, default=300, help="PDF rasterisation resolution (default 300)")
-    p.add_argument("--pdf", action="store_true", help="also assemble the annotated pages into OUT/solved.pdf")
-    p.add_argument("--force", action="store_true", help="redo pages already done in OUT")
-    p.add_argument("--fail-fast", action="store_true", help="stop at the first page that fails")
-    p.add_argument("--json", action="store_true", help="print one JSON object with every summary row")
-    p.add_argument("--time-limit", type=float, default=10.0, metavar="S")
-    p.set_defaults(func=cmd_batch)
-
-    p = sub.add_parser("check", help="validate a puzzle file and report whether its solution is unique")
-    p.add_argument("input")
-    p.add_argument("--time-limit", type=float, default=30.0, metavar="S")
-    p.set_defaults(func=cmd_check)
-
-    p = sub.add_parser("combos", help="digit combinations for a sum over a run length")
-    p.add_argument("sum", type=int)
-    p.add_argument("length", type=int)
-    p.set_defaults(func=cmd_combos)
-
-    p = sub.add_parser("serve", help="a local web page: upload a photo, fix clues, solve")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.set_defaults(func=cmd_serve)
-    return parser
-
-
-def _setup_logging(verbose: int, quiet: bool) -> None:
-    level = logging.ERROR if quiet else logging.DEBUG if verbose >= 2 else logging.INFO
-    root = logging.getLogger()
-    for h in list(root.handlers):
-        if getattr(h, "_kakuro", False):
-            root.removeHandler(h)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("kakuro: %(message)s"))
-    handler._kakuro = True  # type: ignore[attr-defined]
-    root.addHandler(handler)
-    root.setLevel(level)
-    # Library chatter below warnings is noise for a user unless asked for.
-    for name in ("vision", "solver"):
-        logging.getLogger(name).setLevel(logging.DEBUG if verbose else logging.WARNING)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse exits 2 on misuse, 0 on --help
-        return int(exc.code or 0)
-    _setup_logging(args.verbose, args.quiet)
-    try:
-        return args.func(args)
-    except KeyboardInterrupt:
-        log.error("interrupted")
-        return int(ExitCode.ctrl_c)
-    except (KakuroError, OSError) as exc:
-        message = str(exc)
-        source = getattr(args, "input", None)
-        if source and not message.startswith(str(source)):
-            message = f"{source}: {message}"
-        log.error("%s", message)
-        if args.verbose >= 2:
-            log.exception("details")
-        return int(exit_code_for(exc))
-    except Exception as exc:  # a bug: say so in one line; the traceback with -vv
-        log.error("internal error: %s: %s (run with -vv and report it)", type(exc).__name__, exc)
-        if args.verbose >= 2:
-            log.exception("details")
-        return int(ExitCode.other_error)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

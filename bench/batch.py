@@ -51,7 +51,7 @@ def main() -> int:
         rows = []
         for jobs in (1, 2):
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "import sys, pipeline; sys.exit(pipeline.main())",
+            subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.main())",
                             "-q", "batch", str(book), "--out", str(Path(tmp) / f"out{jobs}"), "--jobs", str(jobs),
                             "--dpi", str(args.dpi), "--force"], cwd=ROOT, check=False)
             seconds = time.perf_counter() - start

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-import pipeline
-from pipeline import ExitCode
+import cli
+from cli import ExitCode
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -43,7 +43,7 @@ def _rows(out: Path):
 def test_batch_reports_every_failure_and_carries_on(inbox, tmp_path, capsys):
     out = tmp_path / "out"
     before = {p: p.read_bytes() for p in inbox.rglob("*") if p.is_file()}
-    code = pipeline.main(["batch", str(inbox), "--out", str(out), "--jobs", "2", "--dpi", "72", "--pdf"])
+    code = cli.main(["batch", str(inbox), "--out", str(out), "--jobs", "2", "--dpi", "72", "--pdf"])
     assert code == ExitCode.partial_batch
     rows = _rows(out)
     by_input = {}
@@ -69,19 +69,19 @@ def test_batch_reports_every_failure_and_carries_on(inbox, tmp_path, capsys):
 def test_rerun_skips_done_pages_unless_forced(inbox, tmp_path):
     out = tmp_path / "out"
     args = ["batch", str(inbox / "site_5x5.png"), "--out", str(out), "--jobs", "1"]
-    assert pipeline.main(args) == ExitCode.ok
+    assert cli.main(args) == ExitCode.ok
     record = out / "site_5x5.result.json"
     first = record.stat().st_mtime_ns
-    assert pipeline.main(args) == ExitCode.ok
+    assert cli.main(args) == ExitCode.ok
     assert record.stat().st_mtime_ns == first
-    assert pipeline.main(args + ["--force"]) == ExitCode.ok
+    assert cli.main(args + ["--force"]) == ExitCode.ok
     assert record.stat().st_mtime_ns != first
 
 
 @pytest.mark.slow
 def test_real_printable_book_has_four_puzzles_per_page(tmp_path):
     out = tmp_path / "out"
-    pipeline.main(["batch", str(SAMPLES / "printable_4x7x7_with_givens_a.pdf"), "--out", str(out),
+    cli.main(["batch", str(SAMPLES / "printable_4x7x7_with_givens_a.pdf"), "--out", str(out),
                    "--dpi", "150", "--jobs", "2"])
     rows = _rows(out)
     for page in ("1", "2"):
@@ -106,7 +106,7 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     out = tmp_path / "out"
     # A test run started in the background of a shell ignores Ctrl-C, and a child inherits that
     # (Python then installs no handler): the batch gets Ctrl-C as a terminal would send it.
-    proc = subprocess.Popen([sys.executable, str(SAMPLES.parent / "pipeline.py"), "batch", str(book), "--out", str(out),
+    proc = subprocess.Popen([sys.executable, str(SAMPLES.parent / "cli.py"), "batch", str(book), "--out", str(out),
                              "--jobs", "2", "--dpi", "72"], stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60

@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-import pipeline
-from pipeline import ExitCode
+import cli
+from cli import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -20,7 +20,7 @@ SEEDS = ROOT / "tests" / "data" / "puzzles" / "seeds"
 
 
 def run(argv, capsys):
-    code = pipeline.main([str(a) for a in argv])
+    code = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -133,11 +133,11 @@ def test_combos(capsys):
 
 
 def test_bad_args(capsys):
-    assert pipeline.main(["solve"]) == ExitCode.bad_args
+    assert cli.main(["solve"]) == ExitCode.bad_args
 
 
 def test_console_script_smoke(tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "pipeline.py"), "solve", str(SAMPLES / "site_5x5.png"),
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "solve", str(SAMPLES / "site_5x5.png"),
                            "-o", str(tmp_path / "o.png"), "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["puzzles"][0]["status"] == "solved"

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import pipeline
-from pipeline import ExitCode, PuzzleResult
+import cli
+from cli import ExitCode
+from pipeline import PuzzleResult, Status
 from solver.formats import parse_puzzle
 from solver.model import Solution
 from solver.reconcile import Correction
@@ -37,7 +38,7 @@ def _brute_force(across, down):
 
 
 def run(argv, capsys):
-    code = pipeline.main([str(a) for a in argv])
+    code = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -135,12 +136,12 @@ def test_a_resumed_batch_keeps_the_done_pages_in_its_summary(tmp_path):
     for name in ("site_5x5.png", "site_7x7.png"):
         shutil.copy(SAMPLES / name, inbox / name)
     out = tmp_path / "out"
-    assert pipeline.main(["batch", str(inbox), "--out", str(out), "--jobs", "1"]) == ExitCode.ok
+    assert cli.main(["batch", str(inbox), "--out", str(out), "--jobs", "1"]) == ExitCode.ok
     first_csv, first_json = _summary(out)
     assert sorted(Path(r[0]).name for r in first_csv) == ["site_5x5.png", "site_7x7.png"]
     assert all(r[3] == "solved" for r in first_csv)
     # A second run skips both pages, as done; its summary still lists them.
-    assert pipeline.main(["batch", str(inbox), "--out", str(out), "--jobs", "1"]) == ExitCode.ok
+    assert cli.main(["batch", str(inbox), "--out", str(out), "--jobs", "1"]) == ExitCode.ok
     assert _summary(out) == (first_csv, first_json)
 
 
@@ -149,7 +150,7 @@ def test_a_resumed_batch_keeps_the_done_pages_in_its_summary(tmp_path):
 def test_every_status_maps_to_its_documented_exit_code(status, code):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert f"| {code} |" in readme
-    assert int(pipeline._STATUS_EXIT[status]) == code
+    assert int(Status(status).exit_code) == code
 
 
 def test_solve_without_o_writes_stem_solved_png_in_the_current_folder(tmp_path, capsys, monkeypatch):
@@ -350,7 +351,7 @@ def test_errors_name_the_file_once_and_minus_vv_adds_the_traceback(tmp_path, cap
 
 
 def test_help_exits_0(capsys):
-    assert pipeline.main(["--help"]) == 0 and "solve" in capsys.readouterr().out
+    assert cli.main(["--help"]) == 0 and "solve" in capsys.readouterr().out
 
 
 def test_a_puzzle_file_saved_with_a_byte_order_mark_is_read(tmp_path, capsys):
@@ -379,3 +380,18 @@ def test_inputs_solve_cannot_take_are_named_with_what_to_do(tmp_path, capsys, na
         shutil.copy(SAMPLES / "printable_4x7x7_with_givens_a.pdf", path)
     code, out, err = run(["solve", path], capsys)
     assert code == 3 and out == "" and err == f"kakuro: {path}: {problem}\n"
+
+
+def test_the_readmes_python_example_runs_on_an_array_and_prints_the_published_digit(tmp_path, monkeypatch, capsys):
+    # The README's "Python API" block, run as written, from a folder of its own so that its output
+    # lands there. The truth: the published solution of Wikipedia's example puzzle (this sample)
+    # has 9 in row 2, column 2.
+    readme = (SAMPLES.parent / "README.md").read_text()
+    section = readme[readme.index("### Python API"):]
+    start = section.index("```python") + len("```python")
+    code = section[start: section.index("```", start)]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "samples").symlink_to(SAMPLES)
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.split() == ["9"]
+    assert (tmp_path / "annotated.png").stat().st_size > 1000

@@ -53,7 +53,7 @@ def _group_alive(pgid: int) -> bool:
 def _kakuro(argv: list, log: Path) -> subprocess.Popen:
     """``kakuro ARGV`` as its own process group, so that a kill reaches the batch's workers too."""
     with open(log, "ab") as err:
-        return subprocess.Popen([sys.executable, str(ROOT / "pipeline.py"), *map(str, argv)],
+        return subprocess.Popen([sys.executable, str(ROOT / "cli.py"), *map(str, argv)],
                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
 
 

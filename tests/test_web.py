@@ -22,7 +22,7 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
-import pipeline  # noqa: E402
+import cli  # noqa: E402
 from solver.formats import grid_tokens, parse_text  # noqa: E402
 from web.app import create_app  # noqa: E402
 
@@ -219,7 +219,7 @@ def test_concurrent_requests_are_served_while_a_photo_is_read(live_server):
 def test_kakuro_serve_answers_and_a_busy_port_is_a_clear_error(capsys):
     port = free_port()
     root = Path(__file__).resolve().parent.parent
-    proc = subprocess.Popen([sys.executable, "pipeline.py", "serve", "--port", str(port)], cwd=root,
+    proc = subprocess.Popen([sys.executable, "cli.py", "serve", "--port", str(port)], cwd=root,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
@@ -233,7 +233,7 @@ def test_kakuro_serve_answers_and_a_busy_port_is_a_clear_error(capsys):
                 time.sleep(0.1)
         assert page.status_code == 200 and "Kakuro solver" in page.text
         # The port is taken now: a second server says so and exits with the misuse code.
-        assert pipeline.main(["serve", "--port", str(port)]) == pipeline.ExitCode.bad_args
+        assert cli.main(["serve", "--port", str(port)]) == cli.ExitCode.bad_args
         assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
     finally:
         proc.terminate()

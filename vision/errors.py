@@ -1,11 +1,11 @@
 """Domain errors raised by the vision stages.
 
-Each message is one line that says what went wrong and what to try next; ``pipeline`` maps the
-classes to exit codes.
+Each message is one line that says what went wrong and what to try next; each class carries the
+exit code a command ends with (see ``solver.errors.ExitCode``).
 """
 from __future__ import annotations
 
-from solver.errors import KakuroError
+from solver.errors import ExitCode, KakuroError
 
 __all__ = ["VisionError", "ImageLoadError", "GridNotFoundError", "ClueReadError"]
 
@@ -25,6 +25,8 @@ class ImageLoadError(VisionError):
         One line saying why, and what to do next.
     """
 
+    exit_code = ExitCode.input_file
+
     def __init__(self, path, reason: str):
         self.path = str(path)
         self.reason = reason
@@ -34,9 +36,14 @@ class ImageLoadError(VisionError):
 class GridNotFoundError(VisionError):
     """No puzzle grid was found on the image."""
 
+    exit_code = ExitCode.grid_not_found
+
     def __init__(self, message: str = "no puzzle grid found; crop closer to the grid or photograph it flatter"):
         super().__init__(message)
 
 
 class ClueReadError(VisionError):
-    """A clue could not be read with enough confidence."""
+    """The second clue reader (tesseract) is missing or failed. The pipeline reads on without its
+    opinion (a warning says so); only a caller that asks tesseract directly sees this."""
+
+    exit_code = ExitCode.missing_dependency

@@ -1,0 +1,242 @@
+"""The ``kakuro`` command line: argv in, text or JSON out, an exit code back.
+
+A thin client of ``pipeline`` (the stages) and ``batch`` (folders and books). This is the only
+module that touches argv and sets up logging; every error ends the command with the exit code
+its class carries (``solver.errors.ExitCode``, documented in README.md).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from batch import BatchOptions, run_batch
+from outputs import write_debug, write_image
+from pipeline import PuzzleResult, Status, annotate_image, load_input, solve_image, solve_puzzle_file, worst_exit_code
+from solver.combos import combinations, sum_range
+from solver.errors import ExitCode, KakuroError, MissingDependencyError, PuzzleFormatError, exit_code_for
+from solver.formats import format_text
+from vision.errors import GridNotFoundError
+
+__all__ = ["main", "build_parser", "ExitCode"]
+
+log = logging.getLogger("kakuro")
+
+
+def _print_result_text(res: PuzzleResult, index: int, total: int) -> None:
+    head = f"puzzle {index + 1} of {total}: " if total > 1 else ""
+    if res.puzzle is not None:
+        values = res.solution.values if res.solution and res.status in (Status.solved, Status.ambiguous,
+                                                                          Status.answer_key) else {}
+        sys.stdout.write(format_text(res.puzzle, values))
+    summary = {"solved": "solved; the solution is unique", "ambiguous": "solved, but NOT unique",
+               "unsolvable": "no solution", "unreadable": "could not be read for certain",
+               "answer-key": "an answer key (a solved grid), not a puzzle"}[res.status]
+    log.info("%s%s", head, summary)
+    for c in res.corrections:
+        log.warning("%scorrected clue: %s", head, c.describe())
+    for p in res.problems:
+        (log.info if res.status == Status.solved else log.warning)("%s%s", head, p)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    path = Path(args.input)
+    start = time.perf_counter()
+    puzzle, image = load_input(path)
+    if puzzle is not None:
+        results = [solve_puzzle_file(puzzle, time_limit_s=args.time_limit)]
+    else:
+        try:
+            results = solve_image(image, time_limit_s=args.time_limit)
+        except GridNotFoundError:
+            if args.debug:
+                write_debug(Path(args.debug), path.stem, image, [])
+            raise
+        out = Path(args.output) if args.output else Path(f"{path.stem}.solved.png")
+        write_image(out, annotate_image(image, results))
+        log.info("annotated image written to %s", out)
+        if args.debug:
+            write_debug(Path(args.debug), path.stem, image, results)
+    if args.json:
+        doc = {"input": str(path), "puzzles": [r.to_json() for r in results],
+               "seconds": round(time.perf_counter() - start, 3)}
+        sys.stdout.write(json.dumps(doc) + "\n")
+    else:
+        for i, res in enumerate(results):
+            _print_result_text(res, i, len(results))
+    return int(worst_exit_code(r.status for r in results))
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    path = Path(args.input)
+    puzzle, image = load_input(path)
+    if puzzle is None:
+        raise PuzzleFormatError(f"{path}: `kakuro check` takes a puzzle file (text, JSON or CSP), not an image")
+    res = solve_puzzle_file(puzzle, time_limit_s=args.time_limit)
+    sol = res.solution
+    print(f"{path}: valid, {len(puzzle.whites)} white cells, {len(puzzle.runs)} runs")
+    if res.status == Status.solved:
+        print("exactly one solution:")
+        print(format_text(puzzle, sol.values), end="")
+    elif res.status == Status.ambiguous:
+        print("more than one solution; two of them:")
+        print(format_text(puzzle, sol.values), end="")
+        print()
+        print(format_text(puzzle, sol.other or {}), end="")
+        print("they differ at (row, column): " + ", ".join(f"({r + 1},{c + 1})" for r, c in sol.differing))
+    else:
+        print(res.problems[0] if res.problems else "no solution")
+    return int(res.status.exit_code)
+
+
+def cmd_combos(args: argparse.Namespace) -> int:
+    total, length = args.sum, args.length
+    if not 1 <= length <= 9:
+        raise PuzzleFormatError(f"length {length}: a run has 1 to 9 cells")
+    lo, hi = sum_range(length)
+    combos = combinations(total, length)
+    if not combos:
+        print(f"{total} in {length}: impossible (a run of {length} sums to {lo}..{hi})")
+        return int(ExitCode.unsolvable)
+    common = set(combos[0]).intersection(*combos[1:])
+    print(f"{total} in {length}: {len(combos)} combination(s)")
+    for combo in combos:
+        print("  " + " ".join(str(d) for d in combo))
+    print("in every combination: " + (" ".join(str(d) for d in sorted(common)) if common else "none"))
+    return int(ExitCode.ok)
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    options = BatchOptions(Path(args.out), dpi=args.dpi, time_limit_s=args.time_limit, force=args.force)
+    report = run_batch(args.inputs, options, jobs=max(1, args.jobs or os.cpu_count() or 1), pdf=args.pdf,
+                       fail_fast=args.fail_fast, show_progress=sys.stderr.isatty() and not args.quiet)
+    if report.book is not None:
+        log.info("book written to %s", report.book)
+    puzzles = [row for row in report.rows if row["index"]]
+    log.info("%d page(s), %d puzzle(s): %d solved, %d not solved, %d page(s) failed; summary in %s",
+             len(report.pages), len(puzzles), sum(1 for row in puzzles if row["status"] == Status.solved),
+             sum(1 for row in puzzles if not Status(row["status"]).settled), report.failed_pages,
+             options.out_dir / "summary.csv")
+    if args.json:
+        sys.stdout.write(json.dumps({"out": str(options.out_dir), "rows": report.rows}) + "\n")
+    return int(report.exit_code)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The local web page (``web/``): upload a photo, fix clues, solve; until Ctrl-C."""
+    try:
+        import uvicorn
+
+        from web.app import create_app
+    except ImportError as exc:
+        raise MissingDependencyError(f"`kakuro serve` needs fastapi, uvicorn and python-multipart ({exc}); "
+                                     "install the project again with pip install -e .") from exc
+    import socket
+
+    try:  # uvicorn would only log a bind failure and exit 1; say what to do instead
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        with socket.create_server((args.host, args.port), family=family):
+            pass
+    except OSError as exc:
+        log.error("cannot listen on %s:%d (%s); choose another --port or --host", args.host, args.port,
+                  exc.strerror or exc)
+        return int(ExitCode.bad_args)
+    log.info("open http://%s:%d/ in a browser (Ctrl-C stops)", args.host, args.port)
+    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
+    return int(ExitCode.ok)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kakuro", description="Read, check and solve Kakuro puzzles.",
+                                     fromfile_prefix_chars="@")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more detail (tracebacks with -vv)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("solve", help="solve a photo, scan or puzzle file")
+    p.add_argument("input", help="image (JPEG, PNG, WebP, TIFF, HEIC) or puzzle file (text, JSON, CSP)")
+    p.add_argument("-o", "--output", help="annotated image to write (default: ./STEM.solved.png)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--debug", metavar="DIR", help="write one picture per stage into DIR")
+    p.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="solver time limit (default 10)")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("batch", help="solve folders of photos and PDF puzzle books, in parallel")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="image files, folders (recursive) and PDFs")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the outputs and summary.csv/json")
+    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
+    p.add_argument("--dpi", type=int, default=300, help="PDF rasterisation resolution (default 300)")
+    p.add_argument("--pdf", action="store_true", help="also assemble the annotated pages into OUT/solved.pdf")
+    p.add_argument("--force", action="store_true", help="redo pages already done in OUT")
+    p.add_argument("--fail-fast", action="store_true", help="stop at the first page that fails")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every summary row")
+    p.add_argument("--time-limit", type=float, default=10.0, metavar="S")
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("check", help="validate a puzzle file and report whether its solution is unique")
+    p.add_argument("input")
+    p.add_argument("--time-limit", type=float, default=30.0, metavar="S")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("combos", help="digit combinations for a sum over a run length")
+    p.add_argument("sum", type=int)
+    p.add_argument("length", type=int)
+    p.set_defaults(func=cmd_combos)
+
+    p = sub.add_parser("serve", help="a local web page: upload a photo, fix clues, solve")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.set_defaults(func=cmd_serve)
+    return parser
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.ERROR if quiet else logging.DEBUG if verbose >= 2 else logging.INFO
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        if getattr(h, "_kakuro", False):
+            root.removeHandler(h)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("kakuro: %(message)s"))
+    handler._kakuro = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level)
+    # Library chatter below warnings is noise for a user unless asked for.
+    for name in ("vision", "solver"):
+        logging.getLogger(name).setLevel(logging.DEBUG if verbose else logging.WARNING)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on misuse, 0 on --help
+        return int(exc.code or 0)
+    _setup_logging(args.verbose, args.quiet)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        log.error("interrupted")
+        return int(ExitCode.ctrl_c)
+    except (KakuroError, OSError) as exc:
+        message = str(exc)
+        source = getattr(args, "input", None)
+        if source and not message.startswith(str(source)):
+            message = f"{source}: {message}"
+        log.error("%s", message)
+        if args.verbose >= 2:
+            log.exception("details")
+        return int(exit_code_for(exc))
+    except Exception as exc:  # a bug: say so in one line; the traceback with -vv
+        log.error("internal error: %s: %s (run with -vv and report it)", type(exc).__name__, exc)
+        if args.verbose >= 2:
+            log.exception("details")
+        return int(ExitCode.other_error)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
