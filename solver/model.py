@@ -1,4 +1,5 @@
-"""The puzzle model: an immutable grid of black, clue and white cells.
+"""The puzzle model: an immutable grid of black, clue and white cells, and what a reader saw of
+one clue side (``SideReading``): the types ``vision`` hands the solver, in the one place both use.
 
 Coordinates are ``(row, col)``, 0-based in code; messages for people count from 1.
 """
@@ -8,9 +9,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Mapping
 
-__all__ = ["Clue", "Run", "Puzzle", "Solution", "Cell"]
+__all__ = ["Clue", "Run", "Puzzle", "Solution", "Cell", "Direction", "SideKey", "SideReading", "run_cells"]
 
 Cell = tuple[int, int]
+Direction = Literal["across", "down"]
+#: One side of a clue cell: the cell and which sum it holds.
+SideKey = tuple[Cell, Direction]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +80,8 @@ class Puzzle:
             for direction, total, (dr, dc) in (("across", clue.across, (0, 1)), ("down", clue.down, (1, 0))):
                 if total is None:
                     continue
-                cells = []
-                r, c = clue.row + dr, clue.col + dc
-                while (r, c) in self.whites:
-                    cells.append((r, c))
-                    r, c = r + dr, c + dc
-                runs.append(Run(direction, (clue.row, clue.col), total, tuple(cells)))
+                runs.append(Run(direction, (clue.row, clue.col), total,
+                                run_cells(self.whites, (clue.row, clue.col), direction)))
         return tuple(runs)
 
     def with_givens(self, givens: Mapping[Cell, int]) -> "Puzzle":
@@ -105,3 +105,29 @@ class Solution:
     @property
     def solved(self) -> bool:
         return self.status in ("unique", "multiple")
+
+
+def run_cells(whites: frozenset[Cell] | set[Cell], head: Cell, direction: str) -> tuple[Cell, ...]:
+    """The white cells of the run that the clue cell ``head`` heads, ``across`` or ``down``."""
+    dr, dc = (0, 1) if direction == "across" else (1, 0)
+    cells = []
+    r, c = head[0] + dr, head[1] + dc
+    while (r, c) in whites:
+        cells.append((r, c))
+        r, c = r + dr, c + dc
+    return tuple(cells)
+
+
+@dataclass(frozen=True)
+class SideReading:
+    """What the reader saw on one side of a clue cell.
+
+    ``options`` are (value, probability) pairs, best first; empty: nothing legible. ``confidence``
+    is how sure the reader is of its first choice (lower than its probability when a runner-up
+    was close or two readers disagreed); None: the first choice's probability.
+    """
+
+    cell: Cell
+    direction: Direction
+    options: tuple[tuple[int, float], ...]
+    confidence: float | None = None

@@ -15,16 +15,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
-from .model import Cell, Clue, Puzzle, Solution
+from .combos import sum_range
+from .model import Cell, Clue, Direction, Puzzle, SideKey, SideReading, Solution, run_cells
 from .solve import solve_puzzle
 
-__all__ = ["SideReading", "Correction", "Reconciled", "reconcile_reading", "run_sum_range"]
+__all__ = ["SideReading", "Correction", "Reconciled", "reconcile_reading"]
 
 log = logging.getLogger(__name__)
 
-Direction = Literal["across", "down"]
-#: One side of a clue cell: the cell and which sum it holds.
-SideKey = tuple[Cell, Direction]
 
 #: A side read with at least this probability is trusted; the search never changes it.
 TRUSTED = 0.97
@@ -57,26 +55,6 @@ RIVAL_ODDS = math.log(20)
 MAX_UNREAD_SHARE = 0.25
 #: Costs are -log(probability) in these units, as integers for CP-SAT.
 _COST_SCALE = 1000
-
-
-def run_sum_range(length: int) -> tuple[int, int]:
-    """Smallest and largest sum of ``length`` distinct digits 1..9."""
-    return length * (length + 1) // 2, length * (19 - length) // 2
-
-
-@dataclass(frozen=True)
-class SideReading:
-    """What the reader saw on one side of a clue cell.
-
-    ``options`` are (value, probability) pairs, best first; empty: nothing legible. ``confidence``
-    is how sure the reader is of its first choice (lower than its probability when a runner-up
-    was close or two readers disagreed); None: the first choice's probability.
-    """
-
-    cell: Cell
-    direction: Direction
-    options: tuple[tuple[int, float], ...]
-    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -247,17 +225,66 @@ def reconcile_reading(
         elsewhere has the whole disputed value (a "3" is compared with the "3" of a "13").
     """
     givens = dict(givens or {})
-    runs = {(s.cell, s.direction): run_cells(whites, (s.cell, s.direction)) for s in sides}
-    lengths = {k: len(cells) for k, cells in runs.items()}
+    runs = {(s.cell, s.direction): run_cells(whites, s.cell, s.direction) for s in sides}
+    options, raw_first, unread, problems = _side_options(sides, {k: len(cells) for k, cells in runs.items()})
+    first = {k: v[0][0] for k, v in options.items() if v}
+    if problems:
+        return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
+                          problems=tuple(problems))
+    if len(unread) > max(2, MAX_UNREAD_SHARE * len(sides)):
+        # Guessing that many clues from the rules alone is no reading at all.
+        return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
+                          problems=(f"{len(unread)} of {len(sides)} clues could not be read (is the photo sharp "
+                                    "and close enough?): " + ", ".join(_describe_side(k) for k in sorted(unread)[:8])
+                                    + (", ..." if len(unread) > 8 else ""),),
+                          suspect_runs=tuple(sorted(unread)))
+    confidence = {(s.cell, s.direction): s.options[0][1] if s.confidence is None else s.confidence
+                  for s in sides if s.options}
+    trusted = {k: first[k] for k in options
+               if k not in unread and confidence[k] >= TRUSTED and raw_first[k] == first[k]}
+    budget = min(time_limit_s, SEARCH_BUDGET)
+    ctx = _Context(n_rows, n_cols, whites, clue_cells, givens, raw_first, _costs(options, unread),
+                   tuple(sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))),
+                   time.perf_counter() + _WALL_CAP * budget)
 
-    # Per side: feasible options, best first, and the reader's raw first choice.
-    options: dict[tuple[Cell, Direction], list[tuple[int, float]]] = {}
-    raw_first: dict[tuple[Cell, Direction], int | None] = {}
-    unread: set[tuple[Cell, Direction]] = set()
+    if not unread and _cannot_have_rival(first, ctx.costs, trusted):
+        # The usual case, settled without the search: the readers' first choices have exactly one
+        # solution, and no reading within the rival odds can balance the totals.
+        solution = ctx.check(first)
+        if solution.status == "unique":
+            return ctx.reconciled("solved", first, solution, forced=True)
+
+    search = _ReadingSearch(whites, givens, runs, options, ctx.costs, trusted, budget)
+    best, several, settled = _walk_readings(ctx, search, first, unread)
+    as_read = bool(several) and not unread and several[0][0] == first
+    if as_read and (best is None or best[1] > RIVAL_ODDS * _COST_SCALE):
+        # The reading the readers were sure of is a valid puzzle with several solutions; a less
+        # likely reading with one solution is no reason to doubt them.
+        values, _, solution = several[0]
+        return ctx.reconciled("ambiguous", values, solution, problems=("the clues as read allow more than one "
+                                                                       "solution",), suspects=ctx.suspects)
+    if best is None:
+        return _nothing_settles(ctx, first, settled, bool(several))
+    values, cost, solution = best
+    rival = _rival(ctx, search, values, cost)
+    if isinstance(rival, dict) and resemble is not None \
+            and _appearance_settles(values, rival, raw_first, resemble, resemble_digits):
+        log.info("rival reading set aside: the disputed numbers look like others read the same way")
+        rival = False
+    return _accept(ctx, values, cost, solution, rival, first)
+
+
+def _side_options(sides: tuple[SideReading, ...], lengths: dict[SideKey, int]
+                  ) -> tuple[dict[SideKey, list[tuple[int, float]]], dict[SideKey, int | None], set[SideKey], list[str]]:
+    """Per side: the options its run length allows, best first; the reader's raw first choice;
+    the sides where nothing usable was read; runs too long to be a Kakuro run."""
+    options: dict[SideKey, list[tuple[int, float]]] = {}
+    raw_first: dict[SideKey, int | None] = {}
+    unread: set[SideKey] = set()
     problems: list[str] = []
     for s in sides:
         key = (s.cell, s.direction)
-        lo, hi = run_sum_range(lengths[key]) if lengths[key] <= 9 else (1, 0)
+        lo, hi = sum_range(lengths[key]) if lengths[key] <= 9 else (1, 0)
         raw_first[key] = s.options[0][0] if s.options else None
         feasible = [(v, p) for v, p in s.options if lo <= v <= hi]
         if not feasible:
@@ -268,179 +295,165 @@ def reconcile_reading(
         options[key] = feasible
         if lengths[key] > 9:
             problems.append(f"{_describe_side(key)}: run of {lengths[key]} cells is longer than 9")
-    first = {k: v[0][0] for k, v in options.items() if v}
-    if problems:
-        return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
-                          problems=tuple(problems))
+    return options, raw_first, unread, problems
 
-    confidence = {(s.cell, s.direction): s.options[0][1] if s.confidence is None else s.confidence
-                  for s in sides if s.options}
-    if len(unread) > max(2, MAX_UNREAD_SHARE * len(sides)):
-        # Guessing that many clues from the rules alone is no reading at all.
-        return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
-                          problems=(f"{len(unread)} of {len(sides)} clues could not be read (is the photo sharp "
-                                    "and close enough?): " + ", ".join(_describe_side(k) for k in sorted(unread)[:8])
-                                    + (", ..." if len(unread) > 8 else ""),),
-                          suspect_runs=tuple(sorted(unread)))
-    trusted = {k: first[k] for k in options
-               if k not in unread and confidence[k] >= TRUSTED and raw_first[k] == first[k]}
-    suspects = sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))
-    # Cost of a value: how much less likely the readers found it than their likeliest, in log odds.
-    costs = {k: {v: 0 if k in unread else
-                 round(_COST_SCALE * (math.log(max(max(p for _, p in options[k]), 1e-9)) - math.log(max(p, 1e-9))))
-                 for v, p in options[k]} for k in options}
-    budget = min(time_limit_s, SEARCH_BUDGET)
-    deadline = time.perf_counter() + _WALL_CAP * budget
 
-    def build(values: dict) -> Puzzle:
-        return _build(n_rows, n_cols, whites, clue_cells, givens, values)
+def _costs(options: dict[SideKey, list[tuple[int, float]]], unread: set[SideKey]) -> dict[SideKey, dict[int, int]]:
+    """Cost of a value: how much less likely the readers found it than their likeliest, in log odds
+    (scaled to integers for CP-SAT); nothing for a side where nothing was read."""
+    return {k: {v: 0 if k in unread else
+                round(_COST_SCALE * (math.log(max(max(p for _, p in options[k]), 1e-9)) - math.log(max(p, 1e-9))))
+                for v, p in options[k]} for k in options}
 
-    def corrections_for(values: dict, forced: bool) -> tuple[Correction, ...]:
-        return tuple(Correction(k[0], k[1], raw_first[k], v, forced)
-                     for k, v in sorted(values.items()) if raw_first[k] != v)
 
-    checked: dict[tuple, Solution] = {}
+@dataclass
+class _Context:
+    """What every step of one reconciliation shares: the grid, the reader's first choices and
+    costs, the sides least sure first, the clock, and the puzzles already solved."""
 
-    def check(values: dict) -> Solution:
-        # The search's first reading is often the one the fast path below already solved.
+    n_rows: int
+    n_cols: int
+    whites: frozenset[Cell]
+    clue_cells: tuple[Cell, ...]
+    givens: dict[Cell, int]
+    raw_first: dict[SideKey, int | None]
+    costs: dict[SideKey, dict[int, int]]
+    suspects: tuple[SideKey, ...]
+    deadline: float
+    checked: dict[tuple, Solution] = field(default_factory=dict)
+
+    def build(self, values: dict) -> Puzzle:
+        return _build(self.n_rows, self.n_cols, self.whites, self.clue_cells, self.givens, values)
+
+    def check(self, values: dict) -> Solution:
+        # The search's first reading is often the one the fast path already solved.
         key = tuple(sorted(values.items()))
-        if key not in checked:
-            checked[key] = solve_puzzle(build(values), time_limit_s=max(deadline - time.perf_counter(), 0.05))
-        return checked[key]
+        if key not in self.checked:
+            self.checked[key] = solve_puzzle(self.build(values),
+                                             time_limit_s=max(self.deadline - time.perf_counter(), 0.05))
+        return self.checked[key]
 
-    if not unread and _cannot_have_rival(first, costs, trusted):
-        # The usual case, settled without the search: the readers' first choices have exactly one
-        # solution, and no reading within the rival odds can balance the totals.
-        solution = check(first)
-        if solution.status == "unique":
-            return Reconciled("solved", build(first), solution, corrections=corrections_for(first, forced=True))
+    def reconciled(self, status: str, values: dict, solution: Solution | None, *, forced: bool = False,
+                   problems: tuple[str, ...] = (), suspects: tuple[SideKey, ...] | list = ()) -> Reconciled:
+        """``values`` as a result: a solution only where solved, corrections against the raw reads."""
+        corrections = tuple(Correction(k[0], k[1], self.raw_first[k], v, forced)
+                            for k, v in sorted(values.items()) if self.raw_first[k] != v)
+        return Reconciled(status, self.build(values), solution, corrections=corrections, problems=problems,
+                          suspect_runs=tuple(suspects))
 
-    search = _ReadingSearch(whites, givens, runs, options, costs, trusted, budget)
-    # Walk down the likely readings that the rules allow, to the first with exactly one solution.
-    best: tuple[dict, int, Solution] | None = None
-    several: list[tuple[dict, int, Solution]] = []  # readings with more than one solution
-    settled = True
+
+def _walk_readings(ctx: _Context, search: _ReadingSearch, first: dict, unread: set
+                   ) -> tuple[tuple[dict, int, Solution] | None, list[tuple[dict, int, Solution]], bool]:
+    """Down the likely readings the rules allow, to the first with exactly one solution.
+
+    Returns that reading (values, cost, solution) or None, the readings passed on the way that have
+    several solutions, and whether the walk ended for a reason (False: out of time or steps).
+    """
+    several: list[tuple[dict, int, Solution]] = []
     # The readers' first choice costs nothing, so when it is a valid puzzle it is where the search
     # would start; solved directly, it spares CP-SAT finding it (seconds on a big grid whose many
     # unsure clues leave it much to explore).
-    as_read_valid = not unread and check(first).status in ("unique", "multiple")
+    as_read_valid = not unread and ctx.check(first).status in ("unique", "multiple")
     for step in range(MAX_READINGS):
         if step == 0 and as_read_valid:
             status, values, cost = "found", first, 0
         else:
-            status, values, cost = search.next(deadline)
+            status, values, cost = search.next(ctx.deadline)
         if status == "none":
-            break
+            return None, several, True
         if status == "unknown":
-            settled = False
-            break
-        solution = check(values)
+            return None, several, False
+        solution = ctx.check(values)
         if solution.status == "unique":
-            best = (values, cost, solution)
-            break
+            return (values, cost, solution), several, True
         if solution.status != "multiple":
-            settled = False
-            break
+            return None, several, False
         several.append((values, cost, solution))
         if not search.exclude(values):
-            break
+            return None, several, True
         if len(several) == 1 and values == first and not unread:
             # As read, the puzzle has several solutions; only a reading nearly as likely with one
             # solution could say the readers erred (see below), so look no further than that.
             search.bound(round(RIVAL_ODDS * _COST_SCALE))
-    else:
-        settled = False
+    return None, several, False
 
-    as_read = bool(several) and not unread and several[0][0] == first
-    if as_read and (best is None or best[1] > RIVAL_ODDS * _COST_SCALE):
-        # The reading the readers were sure of is a valid puzzle with several solutions; a less
-        # likely reading with one solution is no reason to doubt them.
-        values, _, solution = several[0]
-        return Reconciled("ambiguous", build(values), solution, corrections=corrections_for(values, forced=False),
-                          problems=("the clues as read allow more than one solution",),
-                          suspect_runs=tuple(suspects))
 
-    if best is None:
-        puzzle = build(first)
-        across = sum(v for (_, d), v in first.items() if d == "across")
-        down = sum(v for (_, d), v in first.items() if d == "down")
-        if not settled:
-            # Say what the reading as seen already shows: totals that differ mean a clue is wrong,
-            # as printed or as read.
-            totals = (f"as read, the across clues total {across} but the down clues {down}; "
-                      if across != down else "")
-            return Reconciled("unreadable", puzzle, None, corrections=corrections_for(first, forced=False),
+def _nothing_settles(ctx: _Context, first: dict, settled: bool, several: bool) -> Reconciled:
+    """No reading has exactly one solution: unreadable when the walk was cut short, else unsolvable,
+    with what the reading as seen already shows."""
+    across = sum(v for (_, d), v in first.items() if d == "across")
+    down = sum(v for (_, d), v in first.items() if d == "down")
+    if not settled:
+        # Totals that differ mean a clue is wrong, as printed or as read.
+        totals = f"as read, the across clues total {across} but the down clues {down}; " if across != down else ""
+        return ctx.reconciled("unreadable", first, None, suspects=ctx.suspects,
                               problems=(totals + "the clues could not be settled in time; check the least "
-                                        "certain ones: " + ", ".join(_describe_side(k) for k in suspects[:6]),),
-                              suspect_runs=tuple(suspects))
-        if across != down:
-            reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
-        elif several:
-            reason = "no reading of the clues has exactly one solution"
-        else:
-            reason = "no solution satisfies every clue as read"
-        if suspects:
-            reason += "; least certain: " + ", ".join(_describe_side(k) for k in suspects[:6])
-        return Reconciled("unsolvable", puzzle, None, corrections=corrections_for(first, forced=False),
-                          problems=(reason,), suspect_runs=tuple(suspects))
+                                        "certain ones: " + ", ".join(_describe_side(k) for k in ctx.suspects[:6]),))
+    if across != down:
+        reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
+    elif several:
+        reason = "no reading of the clues has exactly one solution"
+    else:
+        reason = "no solution satisfies every clue as read"
+    if ctx.suspects:
+        reason += "; least certain: " + ", ".join(_describe_side(k) for k in ctx.suspects[:6])
+    return ctx.reconciled("unsolvable", first, None, problems=(reason,), suspects=ctx.suspects)
 
-    # A rival: another reading, nearly as likely, that also has exactly one solution.
-    values, cost, solution = best
-    rival: dict | None | bool = False if not search.exclude(values) else None
+
+def _rival(ctx: _Context, search: _ReadingSearch, values: dict, cost: int) -> dict | bool | None:
+    """Another reading within ``RIVAL_ODDS`` of ``values`` that also has exactly one solution; False:
+    there is none; None: the search could not tell in time."""
+    if not search.exclude(values):
+        return False
     search.bound(cost + round(RIVAL_ODDS * _COST_SCALE))
-    for _ in range(MAX_READINGS if rival is None else 0):
-        status, other, _ = search.next(deadline)
+    for _ in range(MAX_READINGS):
+        status, other, _ = search.next(ctx.deadline)
         if status == "none":
-            rival = False
-            break
+            return False
         if status == "unknown":
-            break
-        other_solution = check(other)
+            return None
+        other_solution = ctx.check(other)
         if other_solution.status == "unique":
-            rival = other
-            break
+            return other
         if other_solution.status != "multiple" or not search.exclude(other):
-            break
-    if isinstance(rival, dict) and resemble is not None \
-            and _appearance_settles(values, rival, raw_first, resemble, resemble_digits):
-        log.info("rival reading set aside: the disputed numbers look like others read the same way")
-        rival = False
-    puzzle = build(values)
-    implausible = [k for k in values if costs[k][values[k]] > math.log(MAX_CORRECTION_ODDS) * _COST_SCALE]
+            return None
+    return None
+
+
+def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: dict | bool | None,
+            first: dict) -> Reconciled:
+    """The likeliest reading with one solution, solved only if no rival stands and its corrections
+    are few and plausible enough; otherwise unreadable, naming the clues to check."""
+    implausible = [k for k in values if ctx.costs[k][values[k]] > math.log(MAX_CORRECTION_ODDS) * _COST_SCALE]
     if rival is False and implausible:
-        where = ", ".join(f"{_describe_side(k)} read {raw_first[k]}, only {values[k]} fits" for k in implausible)
-        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
-                          problems=(f"the clues fit only with unlikely corrections ({where}); check these clues",),
-                          suspect_runs=tuple(implausible))
+        where = ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, only {values[k]} fits" for k in implausible)
+        return ctx.reconciled("unreadable", values, None, suspects=implausible,
+                              problems=(f"the clues fit only with unlikely corrections ({where}); check these clues",))
     log.debug("reading accepted at odds 1:%.3g with %d change(s)", math.exp(cost / _COST_SCALE),
-              sum(values[k] != raw_first[k] for k in values))
-    changed = [k for k in values if values[k] != raw_first[k]]
+              sum(values[k] != ctx.raw_first[k] for k in values))
+    changed = [k for k in values if values[k] != ctx.raw_first[k]]
     if rival is False and cost > math.log(MAX_TOTAL_CORRECTION_ODDS) * _COST_SCALE:
-        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
-                          problems=(f"the clues fit only after {len(changed)} corrections that together are "
-                                    f"unlikely (1 in {math.exp(cost / _COST_SCALE):.0f}); check the cells and "
-                                    "these clues: " + ", ".join(_describe_side(k) for k in changed[:6]),),
-                          suspect_runs=tuple(changed))
+        return ctx.reconciled("unreadable", values, None, suspects=changed,
+                              problems=(f"the clues fit only after {len(changed)} corrections that together are "
+                                        f"unlikely (1 in {math.exp(cost / _COST_SCALE):.0f}); check the cells and "
+                                        "these clues: " + ", ".join(_describe_side(k) for k in changed[:6]),))
     if rival is False and len(changed) > MAX_CORRECTIONS:
-        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
-                          problems=(f"the clues fit only after {len(changed)} corrections, too many to trust; "
-                                    "check the cells and these clues: "
-                                    + ", ".join(_describe_side(k) for k in changed[:6]),),
-                          suspect_runs=tuple(changed))
+        return ctx.reconciled("unreadable", values, None, suspects=changed,
+                              problems=(f"the clues fit only after {len(changed)} corrections, too many to trust; "
+                                        "check the cells and these clues: "
+                                        + ", ".join(_describe_side(k) for k in changed[:6]),))
     if rival is False:
         if values != first:
-            log.info("clue reading corrected: %d change(s)", sum(values[k] != raw_first[k] for k in values))
-        return Reconciled("solved", puzzle, solution, corrections=corrections_for(values, forced=True))
+            log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))
+        return ctx.reconciled("solved", values, solution, forced=True)
     if rival is None:
-        return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
-                          problems=("the clues could not all be confirmed in time; check the least certain ones: "
-                                    + ", ".join(_describe_side(k) for k in suspects[:6]),),
-                          suspect_runs=tuple(suspects))
+        return ctx.reconciled("unreadable", values, None, suspects=ctx.suspects,
+                              problems=("the clues could not all be confirmed in time; check the least certain "
+                                        "ones: " + ", ".join(_describe_side(k) for k in ctx.suspects[:6]),))
     disputed = sorted(k for k in values if values[k] != rival[k])
     changes = ", ".join(f"{_describe_side(k)} {values[k]} or {rival[k]}" for k in disputed)
-    return Reconciled("unreadable", puzzle, None, corrections=corrections_for(values, forced=False),
-                      problems=(f"two readings give a unique solution ({changes}); check these clues",),
-                      suspect_runs=tuple(disputed))
+    return ctx.reconciled("unreadable", values, None, suspects=disputed,
+                          problems=(f"two readings give a unique solution ({changes}); check these clues",))
 
 
 #: Likeness (0..1) a disputed number must reach with one printed the same elsewhere, and how many
@@ -514,15 +527,3 @@ def _cannot_have_rival(first: dict, costs: dict, trusted: dict) -> bool:
     cheapest = sorted(min(c for v, c in by_value.items() if v != first[key])
                       for key, by_value in costs.items() if key not in trusted and len(by_value) > 1)
     return len(cheapest) < 2 or cheapest[0] + cheapest[1] > RIVAL_ODDS * _COST_SCALE
-
-
-def run_cells(whites: frozenset[Cell], key: tuple[Cell, Direction]) -> tuple[Cell, ...]:
-    """The white cells of the run that the clue side ``key`` heads."""
-    (r, c), direction = key
-    dr, dc = (0, 1) if direction == "across" else (1, 0)
-    cells = []
-    r, c = r + dr, c + dc
-    while (r, c) in whites:
-        cells.append((r, c))
-        r, c = r + dr, c + dc
-    return tuple(cells)

@@ -6,6 +6,8 @@ import logging
 import cv2
 import numpy as np
 
+from solver.model import Cell
+
 from .types import Lattice
 
 __all__ = ["draw_solution", "SOLUTION_BGR", "CORRECTION_BGR", "CONFLICT_BGR"]
@@ -16,8 +18,6 @@ log = logging.getLogger(__name__)
 SOLUTION_BGR = (200, 60, 0)      # strong blue
 CORRECTION_BGR = (0, 140, 255)   # orange: a clue the reader corrected
 CONFLICT_BGR = (0, 0, 230)       # red: runs that cannot be satisfied / clues that could not be read
-
-Cell = tuple[int, int]
 
 
 def _cell_box(lattice: Lattice, row: int, col: int) -> tuple[float, float, float, float]:

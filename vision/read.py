@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from solver.reconcile import SideReading, run_cells
+from solver.model import Cell, SideReading, run_cells
 
 from .cells import classify_cells, layout_run_lengths, too_many_single_runs
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
@@ -22,7 +22,6 @@ __all__ = ["GridReading", "read_grid", "read_answer_key", "straighten_grid", "re
 
 log = logging.getLogger(__name__)
 
-Cell = tuple[int, int]
 
 #: Pixels per cell side for reading; clue digits are about a third of a cell high.
 READ_CELL_PX = 72
@@ -327,7 +326,7 @@ def _obeys_runs(whites: set[Cell], digits: dict[Cell, int]) -> bool:
         for r, c in whites:
             if (r - dr, c - dc) in whites:
                 continue
-            run = run_cells(frozen, ((r - dr, c - dc), direction))
+            run = run_cells(frozen, (r - dr, c - dc), direction)
             seen = [digits[cell] for cell in run if cell in digits]
             if len(run) > 9 or len(seen) != len(set(seen)):
                 return False
