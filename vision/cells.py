@@ -155,26 +155,20 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         tone = np.where(tone >= _BLOCK_TONE, tone, 0.0)
     non_white, confidence = _split(np.maximum.reduce([tone, feats.diagonal, feats.colour * 0.8]))
     forced = _first_row_and_column(non_white.shape)
-    grey = _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, non_white | forced)
-    if grey.any():
-        log.debug("cells: %d blank cells share the clue cells' paper tone", int(grey.sum()))
-        non_white |= grey
-        confidence = np.where(grey, 0.75, confidence)
-    faint = _faint_diagonals(feats.diagonal, non_white | forced)
-    if faint.any():
-        log.debug("cells: %d white-looking cells carry a diagonal", int(faint.sum()))
-        non_white |= faint
-        confidence = np.where(faint, 0.75, confidence)
-    numbered = _numbered_grey_cells(warped, lattice, feats, non_white | forced)
-    if numbered.any():
-        log.debug("cells: %d grey cells taken for white carry numbers in their corners", int(numbered.sum()))
-        non_white |= numbered
-        confidence = np.where(numbered, 0.75, confidence)
-    page = _page_beside_filled_cells(feats.tone, non_white | forced)
-    if page.any():
-        log.debug("cells: %d cells of bare page beside white cells filled grey", int(page.sum()))
-        non_white |= page
-        confidence = np.where(page, 0.75, confidence)
+    # Cells taken for white that other evidence shows are not, each test seeing the ones before.
+    for what, find in (
+            ("blank cells share the clue cells' paper tone",
+             lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken)),
+            ("white-looking cells carry a diagonal", lambda taken: _faint_diagonals(feats.diagonal, taken)),
+            ("grey cells taken for white carry numbers in their corners",
+             lambda taken: _numbered_grey_cells(warped, lattice, feats, taken)),
+            ("cells of bare page beside white cells filled grey",
+             lambda taken: _page_beside_filled_cells(feats.tone, taken))):
+        extra = find(non_white | forced)
+        if extra.any():
+            log.debug("cells: %d %s", int(extra.sum()), what)
+            non_white |= extra
+            confidence = np.where(extra, 0.75, confidence)
     if _longest_white_run(non_white | forced) > _MAX_RUN:
         # No run is longer than nine cells: clue cells were taken for white (a half tinted so
         # pale that tone and diagonal barely show). Like them, the rest of that kind are lost

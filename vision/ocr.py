@@ -1188,14 +1188,7 @@ class TesseractReader:
 
 def _mosaic_line(glyphs: list[_Glyph]) -> np.ndarray:
     """Black-on-white strip of one half's digits, scaled to the mosaic line height."""
-    x0 = min(g.box_xy[0] for g in glyphs)
-    y0 = min(g.box_xy[1] for g in glyphs)
-    x1 = max(g.box_xy[0] + g.box_xy[2] for g in glyphs)
-    y1 = max(g.box_xy[1] + g.box_xy[3] for g in glyphs)
-    canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    for g in glyphs:
-        x, y, w, h = g.box_xy
-        canvas[y - y0: y - y0 + h, x - x0: x - x0 + w] |= (g.mask > 0).astype(np.uint8) * 255
+    canvas = (_union(glyphs).mask > 0).astype(np.uint8) * 255
     scale = _LINE_H / canvas.shape[0]
     w = max(1, round(canvas.shape[1] * scale))
     line = cv2.resize(canvas, (w, _LINE_H), interpolation=cv2.INTER_LINEAR)
