@@ -1,11 +1,11 @@
 """The stages joined, in order, and the public Python API.
 
-An image goes through: **load** (``load_input``), **locate** every grid (``vision.grid``),
-**classify** its cells and **read** its clues (``vision.read``), **check** the reading against the
-rules of Kakuro, **solve** it (``solver``), and **draw** the solution onto the original
-(``annotate_image``). ``solve_image`` runs the middle stages on a numpy array and returns one
-``PuzzleResult`` per puzzle; nothing here touches argv, output files or exit codes: the command
-line (``cli``), the batch engine (``batch``) and the web page (``web``) are its clients.
+The README's stages, top-down in this module: 1 **load** (``load_input``); 2-5 **locate** every
+grid, **even out the light** across it, **classify** its cells and **read** its clues (``read``,
+one ``Reading`` per grid); 6-7 **check** the reading against the rules of Kakuro and **solve** it
+(``check``, one ``PuzzleResult``); 8 **draw** the solutions onto the original (``annotate_image``).
+``solve_image`` runs 2-7 on a numpy array. Nothing here touches argv, output files or exit codes:
+the command line (``cli``), the batch engine (``batch``) and the web page (``web``) are clients.
 """
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.read import GridReading, complete_clue_border, read_answer_key, read_grid, trim_page_margin
 
-__all__ = ["Status", "PuzzleResult", "load_input", "solve_image", "solve_puzzle_file", "annotate_image",
-           "worst_exit_code"]
+__all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
+           "solve_puzzle_file", "worst_exit_code"]
 
 log = logging.getLogger("kakuro")
 
@@ -127,24 +127,27 @@ class PuzzleResult:
         }
 
 
-def solve_puzzle_file(puzzle: Puzzle, *, time_limit_s: float) -> PuzzleResult:
-    start = time.perf_counter()
-    check_puzzle(puzzle)
-    sol = solve_puzzle(puzzle, time_limit_s=time_limit_s)
-    status = {"unique": Status.solved, "multiple": Status.ambiguous}.get(sol.status, Status.unsolvable)
-    problems = ()
-    if sol.status == "none":
-        problems = ("no assignment of digits satisfies every clue",)
-    elif sol.status == "unknown":
-        problems = (f"no answer within the time limit of {time_limit_s:g} s",)
-    elif sol.status == "multiple":
-        where = ", ".join(f"({r + 1},{c + 1})" for r, c in sol.differing[:12])
-        problems = (f"more than one solution; two differ at {where}",)
-    return PuzzleResult(status, puzzle, sol, problems=problems, seconds=time.perf_counter() - start)
+def load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
+    """A puzzle file (text, JSON, CSP) or an image, told apart by content."""
+    if not path.exists():
+        raise ImageLoadError(path, "file not found; check the path")
+    if path.is_dir():
+        raise ImageLoadError(path, "is a folder; use `kakuro batch` for folders")
+    head = path.open("rb").read(4096)
+    if head.startswith(b"%PDF"):
+        raise ImageLoadError(path, "is a PDF; use `kakuro batch FILE.pdf --out DIR` for PDF pages")
+    try:
+        text_head = head.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text_head = None
+    if text_head is not None and head and b"\x00" not in head:
+        return parse_puzzle(path.read_text(encoding="utf-8-sig"), str(path)), None
+    return None, load_image(path)
 
 
 def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[PuzzleResult]:
-    """Every puzzle on ``image``: located, read, checked against the rules, solved; reading order.
+    """Every puzzle on ``image``: located and read (``read``), checked against the rules and solved
+    (``check``), in reading order.
 
     Raises
     ------
@@ -152,14 +155,14 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         Nothing on the image looks like a puzzle grid.
     """
     try:
-        results = _solve_image(image, time_limit_s)
+        results = _read_and_check(image, time_limit_s)
     except GridNotFoundError:
         results = None
     if (results is None or not any(_was_read(r) for r in results)) and _mostly_dark(image, results or []):
         # A screen in dark mode: light lines and digits on dark cells, white cells the darkest.
         # Seen in negative it is a printed grid; the geometry (and so the drawing) is the same.
         try:
-            negative = _solve_image(255 - image, time_limit_s)
+            negative = _read_and_check(255 - image, time_limit_s)
         except GridNotFoundError:
             negative = []
         if sum(map(_was_read, negative)) > sum(map(_was_read, results or [])):
@@ -170,68 +173,77 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     return results
 
 
-def _mostly_dark(image: np.ndarray, results: list[PuzzleResult]) -> bool:
-    """Whether most of the grids found, or of the image where none was, is darker than mid-grey
-    (a dark ground, as in dark mode).
-
-    The grids decide where there are any: a phone or a dark page photographed on a light desk
-    is mostly desk.
-    """
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    scale = 256 / max(gray.shape)
-    small = cv2.resize(gray, None, fx=min(scale, 1.0), fy=min(scale, 1.0), interpolation=cv2.INTER_AREA)
-    inside = np.zeros(small.shape, np.uint8)
-    for r in results:
-        if r.corners_xy is not None:
-            corners = np.asarray(r.corners_xy, np.float64).reshape(-1, 2) * min(scale, 1.0)
-            cv2.fillConvexPoly(inside, np.rint(corners).astype(np.int32), 1)
-    values = small[inside > 0] if inside.any() else small.ravel()
-    return float(np.median(values)) < 128
-
-
-def _was_read(result: PuzzleResult) -> bool:
-    return result.status != Status.unreadable
-
-
-def _solve_image(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
-    geometries = locate_puzzles(image)
-    if not geometries:
-        raise GridNotFoundError()
-    results = []
-    for geometry in geometries:
-        start = time.perf_counter()
-        reading = read_grid(image, geometry, second_opinion=False)
-        image_read = image
-        if reading.shadow:
-            image_read, geometry, reading = _relocate_in_even_light(image, geometry, reading)
-        geometry, reading = trim_page_margin(image_read, geometry, reading, second_opinion=False)
-        geometry, reading = complete_clue_border(image_read, geometry, reading, second_opinion=False)
-        key = read_answer_key(reading)
-        if key is not None:
-            log.info("a %dx%d grid with a digit in every white cell and no clues: an answer key",
-                     reading.n_rows, reading.n_cols)
-            results.append(PuzzleResult(Status.answer_key, Puzzle(reading.n_rows, reading.n_cols, frozenset(key), ()),
-                                        Solution("unique", key), geometry.quad.corners_xy,
-                                        reading=reading, seconds=time.perf_counter() - start))
-            continue
-        if not reading.whites or not reading.sides:
-            results.append(PuzzleResult(Status.unreadable, None, None, geometry.quad.corners_xy,
-                                        problems=(reading.doubt or "the grid has no white cells or no clues",),
-                                        reading=reading,
-                                        seconds=time.perf_counter() - start))
-            continue
-        reading, rec = _check_reading(image_read, geometry, reading, time_limit_s)
-        reading, rec = _check_layout(image_read, geometry, reading, rec, time_limit_s)
-        rec, written = _entries_apart(reading, rec, time_limit_s)
-        results.append(PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy,
-                                    rec.corrections, rec.problems, reading, rec.suspect_runs,
-                                    time.perf_counter() - start, written))
-    results = _check_answer_keys(results)
+def _read_and_check(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
+    results = _check_answer_keys([check(reading, time_limit_s=time_limit_s) for reading in read(image)])
     # A page of puzzles is worth more than a stray grid-like box: drop unreadable extras when
     # another grid on the image was read.
     if any(r.status != Status.unreadable for r in results):
         results = [r for r in results if r.status != Status.unreadable or r.puzzle is not None]
     return results
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """One grid as read off an image, before the rules of Kakuro are applied to it.
+
+    ``image`` is what it was read from: the input, or the input with a shadow across the grid
+    evened out. ``grid`` holds the lattice, the cell classes and every clue's candidate values.
+    """
+
+    image: np.ndarray
+    geometry: GridGeometry
+    grid: GridReading
+    seconds: float = 0.0
+
+
+def read(image: np.ndarray) -> list[Reading]:
+    """Stages 2-5: every grid on ``image`` located, straightened, its cells classified and its
+    clues read, in reading order.
+
+    Raises
+    ------
+    GridNotFoundError
+        Nothing on the image looks like a puzzle grid.
+    """
+    geometries = locate_puzzles(image)
+    if not geometries:
+        raise GridNotFoundError()
+    readings = []
+    for geometry in geometries:
+        start = time.perf_counter()
+        grid = read_grid(image, geometry, second_opinion=False)
+        image_read = image
+        if grid.shadow:
+            image_read, geometry, grid = _relocate_in_even_light(image, geometry, grid)
+        geometry, grid = trim_page_margin(image_read, geometry, grid, second_opinion=False)
+        geometry, grid = complete_clue_border(image_read, geometry, grid, second_opinion=False)
+        readings.append(Reading(image_read, geometry, grid, time.perf_counter() - start))
+    return readings
+
+
+def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
+    """Stages 6-7: a reading checked against the rules of Kakuro (clues re-read with a second
+    opinion, or the layout questioned, where the rules disagree with it) and solved.
+
+    An answer key (a digit in every white cell, no clue numbers) comes back as such, not solved.
+    """
+    start = time.perf_counter() - reading.seconds
+    image, geometry, grid = reading.image, reading.geometry, reading.grid
+    key = read_answer_key(grid)
+    if key is not None:
+        log.info("a %dx%d grid with a digit in every white cell and no clues: an answer key", grid.n_rows, grid.n_cols)
+        return PuzzleResult(Status.answer_key, Puzzle(grid.n_rows, grid.n_cols, frozenset(key), ()),
+                            Solution("unique", key), geometry.quad.corners_xy, reading=grid,
+                            seconds=time.perf_counter() - start)
+    if not grid.whites or not grid.sides:
+        return PuzzleResult(Status.unreadable, None, None, geometry.quad.corners_xy,
+                            problems=(grid.doubt or "the grid has no white cells or no clues",), reading=grid,
+                            seconds=time.perf_counter() - start)
+    grid, rec = _check_reading(image, geometry, grid, time_limit_s)
+    grid, rec = _check_layout(image, geometry, grid, rec, time_limit_s)
+    rec, written = _entries_apart(grid, rec, time_limit_s)
+    return PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy, rec.corrections,
+                        rec.problems, grid, rec.suspect_runs, time.perf_counter() - start, written)
 
 
 def _check_answer_keys(results: list[PuzzleResult]) -> list[PuzzleResult]:
@@ -465,19 +477,40 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
     return out
 
 
-def load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
-    """A puzzle file (text, JSON, CSP) or an image, told apart by content."""
-    if not path.exists():
-        raise ImageLoadError(path, "file not found; check the path")
-    if path.is_dir():
-        raise ImageLoadError(path, "is a folder; use `kakuro batch` for folders")
-    head = path.open("rb").read(4096)
-    if head.startswith(b"%PDF"):
-        raise ImageLoadError(path, "is a PDF; use `kakuro batch FILE.pdf --out DIR` for PDF pages")
-    try:
-        text_head = head.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text_head = None
-    if text_head is not None and head and b"\x00" not in head:
-        return parse_puzzle(path.read_text(encoding="utf-8-sig"), str(path)), None
-    return None, load_image(path)
+def solve_puzzle_file(puzzle: Puzzle, *, time_limit_s: float) -> PuzzleResult:
+    start = time.perf_counter()
+    check_puzzle(puzzle)
+    sol = solve_puzzle(puzzle, time_limit_s=time_limit_s)
+    status = {"unique": Status.solved, "multiple": Status.ambiguous}.get(sol.status, Status.unsolvable)
+    problems = ()
+    if sol.status == "none":
+        problems = ("no assignment of digits satisfies every clue",)
+    elif sol.status == "unknown":
+        problems = (f"no answer within the time limit of {time_limit_s:g} s",)
+    elif sol.status == "multiple":
+        where = ", ".join(f"({r + 1},{c + 1})" for r, c in sol.differing[:12])
+        problems = (f"more than one solution; two differ at {where}",)
+    return PuzzleResult(status, puzzle, sol, problems=problems, seconds=time.perf_counter() - start)
+
+
+def _mostly_dark(image: np.ndarray, results: list[PuzzleResult]) -> bool:
+    """Whether most of the grids found, or of the image where none was, is darker than mid-grey
+    (a dark ground, as in dark mode).
+
+    The grids decide where there are any: a phone or a dark page photographed on a light desk
+    is mostly desk.
+    """
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    scale = 256 / max(gray.shape)
+    small = cv2.resize(gray, None, fx=min(scale, 1.0), fy=min(scale, 1.0), interpolation=cv2.INTER_AREA)
+    inside = np.zeros(small.shape, np.uint8)
+    for r in results:
+        if r.corners_xy is not None:
+            corners = np.asarray(r.corners_xy, np.float64).reshape(-1, 2) * min(scale, 1.0)
+            cv2.fillConvexPoly(inside, np.rint(corners).astype(np.int32), 1)
+    values = small[inside > 0] if inside.any() else small.ravel()
+    return float(np.median(values)) < 128
+
+
+def _was_read(result: PuzzleResult) -> bool:
+    return result.status != Status.unreadable
