@@ -12,7 +12,7 @@ from PIL import Image
 import cli
 from cli import ExitCode
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from conftest import ROOT, SAMPLES
 
 
 def _book(path: Path) -> None:
@@ -106,7 +106,7 @@ def test_ctrl_c_stops_cleanly(tmp_path):
     out = tmp_path / "out"
     # A test run started in the background of a shell ignores Ctrl-C, and a child inherits that
     # (Python then installs no handler): the batch gets Ctrl-C as a terminal would send it.
-    proc = subprocess.Popen([sys.executable, str(SAMPLES.parent / "cli.py"), "batch", str(book), "--out", str(out),
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "batch", str(book), "--out", str(out),
                              "--jobs", "2", "--dpi", "72"], stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60

@@ -1,4 +1,4 @@
-"""Cell classification against the transcriptions of real images (tests/data/images)."""
+"""Cell classification against the transcriptions of real images (samples/, tests/data/images)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,11 +10,11 @@ from vision.cells import classify_cells
 from vision.grid import locate_puzzles, rectify
 from vision.imageio import load_image
 
-IMAGES = Path(__file__).parent / "data" / "images"
+from conftest import CORPUS, IMAGES, find_image, read_tokens
 
 
 def transcribed_kinds(name: str) -> np.ndarray:
-    rows = [line.split() for line in (IMAGES / f"{name}.txt").read_text().splitlines() if line.strip()]
+    rows = read_tokens(find_image(f"{name}.txt"))
     return np.array([["black" if t == "#" else "white" if t == "." or t.isdigit() else "clue" for t in row]
                      for row in rows])
 
@@ -40,7 +40,7 @@ def transcribed_kinds(name: str) -> np.ndarray:
 ])
 def test_cell_kinds_match_transcription(filename):
     truth = transcribed_kinds(Path(filename).stem)
-    image = load_image(IMAGES / filename)
+    image = load_image(find_image(filename))
     geom = next(g for g in locate_puzzles(image) if g.shape == truth.shape)
     warped, _ = rectify(image, geom.quad, 48, geom.shape)
     classes = classify_cells(warped, geom.lattice)
@@ -68,7 +68,7 @@ def test_warm_light_leaves_white_cells_white(filename):
     # Under warm (tungsten) light the white paper is the coloured part of the grid and the
     # black cells stay neutral; colour must count only as a departure from the white cells' tint.
     truth = transcribed_kinds(Path(filename).stem)
-    image = load_image(IMAGES / filename)
+    image = load_image(find_image(filename))
     warm = np.clip(image.astype(np.float32) * np.array([0.7, 0.88, 1.0]), 0, 255).astype(np.uint8)
     geom = next(g for g in locate_puzzles(warm) if g.shape == truth.shape)
     warped, _ = rectify(warm, geom.quad, 48, geom.shape)
@@ -98,7 +98,7 @@ def test_a_corner_of_black_cells_is_not_taken_for_paper():
     from solver.formats import load_puzzle
     from synthetic.render import Style, render_puzzle
 
-    puzzle = load_puzzle(Path(__file__).parent / "data" / "puzzles" / "corpus" / "paucuesta9__diff2_9_10_0.txt")
+    puzzle = load_puzzle(CORPUS / "paucuesta9__diff2_9_10_0.txt")
     image, _ = render_puzzle(puzzle, Style(cell_px=44))
     truth = np.array([["white" if (r, c) in puzzle.whites else "non-white" for c in range(puzzle.n_cols)]
                       for r in range(puzzle.n_rows)])

@@ -5,7 +5,6 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -14,9 +13,7 @@ import pytest
 import cli
 from cli import ExitCode
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
-SEEDS = ROOT / "tests" / "data" / "puzzles" / "seeds"
+from conftest import ROOT, SAMPLES
 
 
 def run(argv, capsys):

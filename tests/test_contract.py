@@ -19,7 +19,7 @@ from solver.formats import parse_puzzle
 from solver.model import Solution
 from solver.reconcile import Correction
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from conftest import ROOT, SAMPLES
 
 #: 2x2 puzzles (clue row and column around four white cells): across sums, down sums.
 AMBIGUOUS = "#   3\\  3\\\n\\3  .   .\n\\3  .   .\n"
@@ -148,7 +148,7 @@ def test_a_resumed_batch_keeps_the_done_pages_in_its_summary(tmp_path):
 @pytest.mark.parametrize("status, code", [("solved", 0), ("ambiguous", 1), ("unsolvable", 5), ("unreadable", 8),
                                           ("answer-key", 0)])
 def test_every_status_maps_to_its_documented_exit_code(status, code):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert f"| {code} |" in readme
     assert int(Status(status).exit_code) == code
 
@@ -386,7 +386,7 @@ def test_the_readmes_python_example_runs_on_an_array_and_prints_the_published_di
     # The README's "Python API" block, run as written, from a folder of its own so that its output
     # lands there. The truth: the published solution of Wikipedia's example puzzle (this sample)
     # has 9 in row 2, column 2.
-    readme = (SAMPLES.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("### Python API"):]
     start = section.index("```python") + len("```python")
     code = section[start: section.index("```", start)]

@@ -12,7 +12,8 @@ from solver.formats import load_puzzle, parse_solution_grid
 from solver.solve import solve_puzzle
 from solver.validate import check_puzzle
 
-CORPUS = Path(__file__).parent / "data" / "puzzles" / "corpus"
+from conftest import CORPUS, read_tokens
+
 # Big enough to take seconds; the rest of the corpus solves in about a second in all.
 SLOW = {"marcelgarus__huge.txt", "marcizhu__gen_150x150_easy_unique.txt"}
 
@@ -33,15 +34,10 @@ def _params(valid: bool) -> list:
     return params
 
 
-def _raw_grid(path: Path) -> list[list[str]]:
-    """The file's tokens, read here without the project's parser."""
-    return [line.split() for line in path.read_text().splitlines() if line.strip()]
-
-
 def _independent_check(path: Path, values) -> None:
     """Check a filled grid against the raw file: every white cell holds a digit 1-9, and each clue's
     run (the white cells right of / below it) holds distinct digits summing to the clue."""
-    grid = _raw_grid(path)
+    grid = read_tokens(path)
     n_rows, n_cols = len(grid), len(grid[0])
     whites = {(r, c) for r in range(n_rows) for c in range(n_cols) if grid[r][c] == "." or
               re.fullmatch(r"[1-9]", grid[r][c])}
@@ -102,7 +98,7 @@ def test_corpus_puzzle_solves(row):
 @pytest.mark.parametrize("row", _params(valid=False))
 def test_invalid_corpus_puzzle_rejected_naming_the_cell(row):
     path = CORPUS / row["file"]
-    grid = _raw_grid(path)
+    grid = read_tokens(path)
     # Independently: the white cells that no clue's run reaches across or down.
     whites = {(r, c) for r, tokens in enumerate(grid) for c, t in enumerate(tokens) if t == "."}
     orphans = set()

@@ -1,4 +1,4 @@
-"""Grid detection and lattice on real photos, scans and screenshots (tests/data/images)."""
+"""Grid detection and lattice on real photos, scans and screenshots (samples/, tests/data/images)."""
 from __future__ import annotations
 
 import struct
@@ -15,11 +15,11 @@ from vision.grid import find_grids, find_lattice, locate_puzzles, rectify
 from vision.imageio import MAX_PIXELS, downscale_for_detection, load_image
 from vision.types import Quad
 
-IMAGES = Path(__file__).parent / "data" / "images"
+from conftest import CORPUS, IMAGES, SAMPLES, read_tokens
 
 
 def transcription_shape(name: str) -> tuple[int, int]:
-    rows = [line.split() for line in (IMAGES / f"{name}.txt").read_text().splitlines() if line.strip()]
+    rows = read_tokens(SAMPLES / f"{name}.txt")
     return len(rows), len(rows[0])
 
 
@@ -42,14 +42,14 @@ TRANSCRIBED = [
 
 @pytest.mark.parametrize("filename", TRANSCRIBED)
 def test_found_grid_has_transcribed_shape(filename):
-    image = load_image(IMAGES / filename)
+    image = load_image(SAMPLES / filename)
     shapes = [g.shape for g in locate_puzzles(image)]
     assert transcription_shape(Path(filename).stem) in shapes
 
 
 def test_guardian_photo_kakuro_found_among_other_puzzles():
     # The page also holds a sudoku, a small solution grid and comic panels.
-    image = load_image(IMAGES / "guardian1244_photo_a.jpg")
+    image = load_image(SAMPLES / "guardian1244_photo_a.jpg")
     kakuro = [g for g in locate_puzzles(image) if g.shape == (14, 12)]
     assert len(kakuro) == 1
     # It is the big grid: most of the page width.
@@ -70,7 +70,7 @@ def test_tilted_photo_is_7x7():
 
 def test_printable_pdf_page_holds_four_7x7_in_reading_order():
     pdfium = pytest.importorskip("pypdfium2")
-    pdf = pdfium.PdfDocument(IMAGES / "printable_4x7x7_with_givens_a.pdf")
+    pdf = pdfium.PdfDocument(SAMPLES / "printable_4x7x7_with_givens_a.pdf")
     page = np.asarray(pdf[0].render(scale=150 / 72).to_pil().convert("RGB"))[:, :, ::-1].copy()
     geoms = locate_puzzles(page)
     assert [g.shape for g in geoms] == [(7, 7)] * 4
@@ -171,7 +171,7 @@ def test_load_bad_files(tmp_path, content, message):
 
 
 def test_load_truncated_and_missing(tmp_path):
-    data = (IMAGES / "site_5x5.png").read_bytes()
+    data = (SAMPLES / "site_5x5.png").read_bytes()
     (tmp_path / "cut.png").write_bytes(data[: len(data) // 2])
     with pytest.raises(ImageLoadError, match="truncated"):
         load_image(tmp_path / "cut.png")
@@ -206,9 +206,6 @@ def test_downscale_for_detection():
     assert small.shape == (1200, 1600, 3) and scale == pytest.approx(0.4)
     same, s1 = downscale_for_detection(small[:100, :100], 1600)
     assert s1 == 1.0 and same.shape == (100, 100, 3)
-
-
-CORPUS = Path(__file__).parent / "data" / "puzzles" / "corpus"
 
 
 @pytest.mark.parametrize("seed", [0, 2, 5])
@@ -263,9 +260,8 @@ def test_a_grid_whose_ink_joins_the_page_edge_is_still_found():
     from solver.formats import load_puzzle
     from solver.solve import solve_puzzle
 
-    image = load_image(Path(__file__).parent / "data" / "images" / "times2046_reshot_on_dark_page.png")
+    image = load_image(IMAGES / "times2046_reshot_on_dark_page.png")
     assert [g.shape[0] for g in locate_puzzles(image)] == [11]
-    truth = dict(solve_puzzle(load_puzzle(Path(__file__).parent / "data" / "images"
-                                          / "times2046_photo_handfilled.txt")).values)
+    truth = dict(solve_puzzle(load_puzzle(SAMPLES / "times2046_photo_handfilled.txt")).values)
     for res in solve_image(image):
         assert res.status != "solved" or dict(res.solution.values) == truth

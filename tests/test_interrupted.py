@@ -31,8 +31,8 @@ from PIL import Image
 from solver.formats import grid_tokens, load_puzzle, parse_puzzle
 from solver.solve import solve_puzzle
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
+from conftest import ROOT, SAMPLES
+
 PNG_END = b"IEND\xaeB`\x82"
 #: The book's pages, in order: each sample's transcription is that page's truth.
 PAGE_SAMPLES = ("wikipedia_8x8", "site_7x7") * 4

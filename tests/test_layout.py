@@ -1,8 +1,6 @@
 """The layout's symmetry as a witness: a cell misread as a block is caught, never solved wrongly."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
@@ -12,7 +10,7 @@ from solver.formats import grid_tokens, load_puzzle
 from solver.validate import layout_asymmetry
 from vision.imageio import load_image
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from conftest import SAMPLES, load_transcription
 
 
 def test_symmetric_layouts_have_no_asymmetric_cells():
@@ -54,7 +52,7 @@ def _blot_cell(image: np.ndarray, result, row: int, col: int) -> np.ndarray:
 
 @pytest.mark.parametrize("name, row, col", [("wikipedia_8x8.png", 3, 3), ("site_9x9_a.png", 4, 4)])
 def test_a_white_cell_blotted_black_is_read_white_by_symmetry(name, row, col):
-    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
+    truth = load_transcription(SAMPLES / name)
     assert (row, col) in truth.whites
     image = load_image(SAMPLES / name)
     [first] = solve_image(image)

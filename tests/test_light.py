@@ -1,8 +1,6 @@
 """Uneven light: a hard shadow across a real grid is evened out, and never seen where there is none."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
@@ -15,8 +13,7 @@ from vision.imageio import load_image
 from vision.light import find_shadow
 from vision.read import straighten_grid
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-IMAGES = Path(__file__).resolve().parent / "data" / "images"
+from conftest import IMAGES, SAMPLES, load_transcription
 
 
 def _cast_shadow(image: np.ndarray, depth: float, angle_deg: float, offset: float) -> np.ndarray:
@@ -43,7 +40,7 @@ def _cast_shadow(image: np.ndarray, depth: float, angle_deg: float, offset: floa
     ("book_page_curl_photo.jpg", 0.45, 250, -0.1),
 ])
 def test_a_real_grid_under_a_hard_shadow_is_read_exactly(name, depth, angle, offset):
-    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
+    truth = load_transcription(SAMPLES / name)
     shadowed = _cast_shadow(load_image(SAMPLES / name), depth, angle, offset)
     [result] = solve_image(shadowed)
     assert result.status == "solved"
@@ -80,7 +77,7 @@ def _cast_soft_shadow(image: np.ndarray, depth: float, angle_deg: float) -> np.n
 def test_a_deep_soft_shadow_never_gives_a_wrong_solution(name, depth, angle):
     # Most of these are not read (white cells deep in the shadow look as grey as clue cells);
     # a light model once read the first as a layout with one solution, a wrong one.
-    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
+    truth = load_transcription(SAMPLES / name)
     for result in solve_image(_cast_soft_shadow(load_image(SAMPLES / name), depth, angle)):
         if result.status == "solved":
             assert grid_tokens(result.puzzle) == grid_tokens(truth)
@@ -108,9 +105,8 @@ def test_a_paper_margin_between_a_dark_desk_and_a_dark_grid_is_not_a_column():
     # A render photographed on a black desk (synthetic/render.py, light level, dark desk): the grid's
     # paper margin shows as one more column of cells between two dark edges. Truth: the puzzle
     # the renderer drew (a corpus puzzle).
-    folder = Path(__file__).resolve().parent / "data" / "images"
-    truth = load_puzzle(folder / "paper_margin_on_dark_desk_8x15_render.txt")
-    [result] = solve_image(load_image(folder / "paper_margin_on_dark_desk_8x15_render.png"))
+    truth = load_puzzle(IMAGES / "paper_margin_on_dark_desk_8x15_render.txt")
+    [result] = solve_image(load_image(IMAGES / "paper_margin_on_dark_desk_8x15_render.png"))
     assert (result.puzzle.n_rows, result.puzzle.n_cols) == (8, 15)
     assert grid_tokens(result.puzzle) == grid_tokens(truth)
     assert result.status == "solved"

@@ -8,18 +8,15 @@ tested in test_reconcile.py.)
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
 from pipeline import solve_image
-from solver.formats import load_puzzle
 from solver.solve import solve_puzzle
 from vision.imageio import load_image
 
-IMAGES = Path(__file__).parent / "data" / "images"
+from conftest import SAMPLES, load_transcription
 
 
 def _cell_polygon(reading, cell, x0, y0, x1, y1) -> np.ndarray:
@@ -54,8 +51,8 @@ def _verdicts(damaged_images, truth_values):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["site_9x9_a.png", "wikipedia_8x8.png"])
 def test_a_white_cell_blotted_dark_is_never_solved_wrongly(name):
-    image = load_image(IMAGES / name)
-    truth = load_puzzle(IMAGES / (Path(name).stem + ".txt"))
+    image = load_image(SAMPLES / name)
+    truth = load_transcription(SAMPLES / name)
     truth_values = dict(solve_puzzle(truth).values)
     (first,) = solve_image(image)
     rng = np.random.default_rng(16)

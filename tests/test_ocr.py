@@ -20,7 +20,8 @@ from vision.types import NumberRead
 from synthetic.clue_cells import (degrade, digit_accuracy, load_trainer, random_cells, render_clue_cell,
                        render_given_cell)
 
-DATA = Path(__file__).parent / "data" / "images"
+from conftest import SAMPLES, read_tokens
+
 REAL = ["site_7x7.png", "site_5x5.png", "wikipedia_8x8.png", "grey_white_digits_14x12.jpg"]
 HAS_TESSERACT = shutil.which("tesseract") is not None
 
@@ -46,8 +47,8 @@ def _load_bgr(path: Path) -> np.ndarray:
 
 def real_clue_cells(name: str):
     """(cell, down, across) for every clue cell of a clean render, from its transcription."""
-    image = _load_bgr(DATA / name)
-    grid = [line.split() for line in (DATA / name).with_suffix(".txt").read_text().strip().splitlines()]
+    image = _load_bgr(SAMPLES / name)
+    grid = read_tokens((SAMPLES / name).with_suffix(".txt"))
     n_rows, n_cols = len(grid), len(grid[0])
     dark = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) < 100
     rows = np.nonzero(dark.mean(1) > 0.5)[0]   # the outer frame: the first and last full lines

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,7 @@ from solver.solve import solve_puzzle
 from solver.validate import check_puzzle, validate_puzzle
 
 from checks import count_fillings, filling_problems
-
-SEEDS = Path(__file__).parent / "data" / "puzzles" / "seeds"
+from conftest import SEEDS
 
 
 # --- seeds ------------------------------------------------------------------------------------

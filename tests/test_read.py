@@ -1,8 +1,6 @@
 """Reading located grids on real photos: per-line lattice refinement, layout plausibility."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
@@ -14,11 +12,11 @@ from vision.imageio import load_image
 from vision.ocr import NumberRead
 from vision.read import _options, layout_doubt, read_grid, rectify_for_reading
 
-IMAGES = Path(__file__).parent / "data" / "images"
+from conftest import IMAGES, SAMPLES, find_image, load_transcription
 
 
 def _truth_sides(name: str) -> dict:
-    puzzle = load_puzzle(IMAGES / f"{name}.txt")
+    puzzle = load_puzzle(find_image(f"{name}.txt"))
     sides = {}
     for clue in puzzle.clues:
         if clue.down is not None:
@@ -29,10 +27,12 @@ def _truth_sides(name: str) -> dict:
 
 
 def test_layout_doubt_accepts_every_transcribed_puzzle():
-    names = [p.stem for p in IMAGES.glob("*.txt") if "times2046" not in p.stem]
-    assert names
-    for name in names:
-        puzzle = load_puzzle(IMAGES / f"{name}.txt")
+    # The samples' transcriptions and the tests' own (no file is in both folders).
+    paths = [p for folder in (SAMPLES, IMAGES) for p in folder.glob("*.txt") if "times2046" not in p.stem]
+    assert paths
+    for path in paths:
+        name = path.stem
+        puzzle = load_puzzle(path)
         assert layout_doubt(puzzle.whites, puzzle.n_rows, puzzle.n_cols) is None, name
 
 
@@ -56,7 +56,7 @@ def test_remap_to_mesh_of_an_even_lattice_keeps_the_image():
 
 def test_mesh_follows_the_lines_of_a_distorted_photo():
     """The edited Guardian photo is bowed: one homography leaves cells a third off."""
-    image = cv2.imread(str(IMAGES / "guardian1244_photo_edited.jpg"))
+    image = cv2.imread(str(SAMPLES / "guardian1244_photo_edited.jpg"))
     geometry = locate_puzzles(image)[0]
     warped, _, lattice = rectify_for_reading(image, geometry)
     corners = refine_lattice_mesh(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), lattice)
@@ -79,7 +79,7 @@ def test_mesh_follows_the_lines_of_a_distorted_photo():
 
 @pytest.mark.parametrize("name", ["guardian1244_photo_edited", "guardian1244_photo_a"])
 def test_guardian_photos_read_every_clue(name):
-    path = next(IMAGES.glob(f"{name}.*[gG]"))
+    path = next(SAMPLES.glob(f"{name}.*[gG]"))
     image = cv2.imread(str(path))
     truth = _truth_sides(name)
     readings = [read_grid(image, g) for g in locate_puzzles(image)]
@@ -93,7 +93,7 @@ def test_guardian_photos_read_every_clue(name):
     assert not wrong
 
 
-PDF = Path(__file__).parent.parent / "samples" / "printable_4x7x7_with_givens_a.pdf"
+PDF = SAMPLES / "printable_4x7x7_with_givens_a.pdf"
 
 
 @pytest.mark.slow
@@ -173,7 +173,7 @@ def test_cast_shadow_over_clue_cells_printed_on_white_paper():
 ])
 def test_heavy_white_number_covering_its_triangle_is_read_the_other_way_round(filename):
     # Read again with paper and ink swapped, each such half reads as printed.
-    truth = load_puzzle(IMAGES / f"{Path(filename).stem}.txt")
+    truth = load_transcription(IMAGES / filename)
     results = solve_image(load_image(IMAGES / filename))
     assert [r.status for r in results] == ["solved"]
     assert grid_tokens(results[0].puzzle) == grid_tokens(truth)

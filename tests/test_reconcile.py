@@ -1,14 +1,14 @@
 """Choosing a clue reading with the puzzle's rules (real solver; readings built from a real puzzle)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from solver.formats import load_puzzle
 from solver.reconcile import SideReading, reconcile_reading
 
-TRUTH = load_puzzle(Path(__file__).resolve().parent.parent / "samples" / "wikipedia_8x8.txt")
+from conftest import SAMPLES, SEEDS
+
+TRUTH = load_puzzle(SAMPLES / "wikipedia_8x8.txt")
 
 
 def _sides(overrides=None):
@@ -175,7 +175,7 @@ def test_a_grid_with_most_clues_illegible_is_unreadable_not_guessed():
 def test_a_puzzle_with_several_solutions_as_read_is_ambiguous_not_corrected():
     # A setter's puzzle with two solutions, read with some doubt on one clue: the readers' own
     # reading stands (ambiguous), and no unlikely change is made to force one solution.
-    puzzle = load_puzzle(Path(__file__).resolve().parent / "data" / "puzzles" / "seeds" / "montecarlo_5x5.txt")
+    puzzle = load_puzzle(SEEDS / "montecarlo_5x5.txt")
     sides = []
     for i, run in enumerate(puzzle.runs):
         options = ((run.total, 0.99),) if i else ((run.total, 0.7), (run.total + 1, 0.02))

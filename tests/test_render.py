@@ -1,8 +1,6 @@
 """The synthetic renderer: valid puzzles, determinism, exact corner tracking, and the style families."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
@@ -13,7 +11,7 @@ from synthetic.render import (
     render_puzzle,
 )
 
-IMAGES = Path(__file__).resolve().parent / "data" / "images"
+from conftest import SAMPLES
 
 
 def _run_lengths(puzzle, cell):
@@ -128,7 +126,7 @@ def test_photograph_tracks_points_exactly(level):
 
 
 def test_renders_an_existing_puzzle_with_givens_and_pen_digits():
-    puzzle = load_puzzle(IMAGES / "wikipedia_8x8.txt")
+    puzzle = load_puzzle(SAMPLES / "wikipedia_8x8.txt")
     rng = np.random.default_rng(0)
     givens = {cell: 5 for cell in sorted(puzzle.whites)[:3]}
     style = random_style(rng, cell_px=30)

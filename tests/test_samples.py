@@ -1,16 +1,14 @@
 """Real photos, scans and screenshots in samples/: read, checked against hand transcriptions, solved."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import pytest
 
 from pipeline import solve_image
-from solver.formats import grid_tokens, load_puzzle
+from solver.formats import grid_tokens
 from vision.imageio import load_image
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from conftest import SAMPLES, load_transcription
 
 # Every image whose row in ../shared/images/README.md says "must read", with its transcription.
 MUST_READ = [
@@ -55,7 +53,7 @@ def _the_puzzle(results, truth):
 
 @pytest.mark.parametrize("name", MUST_READ)
 def test_must_read_images_are_read_exactly_and_solved(name):
-    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
+    truth = load_transcription(SAMPLES / name)
     result = _the_puzzle(solve_image(load_image(SAMPLES / name)), truth)
     assert grid_tokens(result.puzzle) == grid_tokens(truth)
     assert result.status == "solved"
@@ -93,7 +91,7 @@ def _on_background(image, pad_frac: float, value, angle: float = 0.0):
     ("guardian1244_photo_a.jpg", 0.1, (120, 120, 120), -3.0),
 ])
 def test_must_read_images_on_another_background(name, pad_frac, value, angle):
-    truth = load_puzzle(SAMPLES / (Path(name).stem + ".txt"))
+    truth = load_transcription(SAMPLES / name)
     image = _on_background(load_image(SAMPLES / name), pad_frac, value, angle)
     result = _the_puzzle(solve_image(image), truth)
     assert grid_tokens(result.puzzle) == grid_tokens(truth)

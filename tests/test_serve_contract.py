@@ -33,10 +33,8 @@ from solver.formats import load_puzzle, parse_puzzle  # noqa: E402
 from web.app import create_app  # noqa: E402
 
 from checks import count_fillings, filling_problems  # noqa: E402
+from conftest import IMAGES, ROOT, SAMPLES, read_tokens  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
-IMAGES = Path(__file__).parent / "data" / "images"
 #: Every verdict the API gives: the README's statuses, and ``invalid`` for a grid that breaks the rules.
 VERDICTS = {"solved", "ambiguous", "unsolvable", "unreadable", "answer-key", "invalid"}
 
@@ -50,11 +48,6 @@ def client():
 def _upload(client, path: Path):
     with open(path, "rb") as f:
         return client.post("/api/read", files={"file": (path.name, f, "application/octet-stream")})
-
-
-def _tokens(path: Path) -> list[list[str]]:
-    """A transcription's grid as written: its whitespace-separated tokens, row by row."""
-    return [line.split() for line in path.read_text().splitlines() if line.strip()]
 
 
 def _runs(tokens: list[list[str]]) -> set[tuple]:
@@ -112,7 +105,7 @@ def _checks_hold(checks: dict, tokens: list[list[str]]) -> None:
 def test_read_gives_the_transcription_its_one_solution_and_every_field(client):
     path = SAMPLES / "site_7x7.png"
     truth = load_puzzle(SAMPLES / "site_7x7.txt")
-    tokens = _tokens(SAMPLES / "site_7x7.txt")
+    tokens = read_tokens(SAMPLES / "site_7x7.txt")
     assert count_fillings(truth, limit=2) == 1  # the transcription has exactly one solution
     width, height = Image.open(path).size
 
@@ -157,9 +150,9 @@ def test_read_of_a_book_page_gives_its_three_puzzles_and_an_answer_key_that_agre
         if p["kind"] == "puzzle":
             assert (p["status"], p["unique"], p["answer_to"]) == ("solved", True, None)
             by_grid[str(p["grid"])] = k
-    assert sorted(by_grid) == sorted(str(_tokens(t)) for t in transcriptions)
+    assert sorted(by_grid) == sorted(str(read_tokens(t)) for t in transcriptions)
     for t in transcriptions:
-        p = puzzles[by_grid[str(_tokens(t))]]
+        p = puzzles[by_grid[str(read_tokens(t))]]
         assert filling_problems(load_puzzle(t), _values(p["solution"])) == []
 
     (key,) = [p for p in puzzles if p["kind"] == "answer-key"]
@@ -167,10 +160,10 @@ def test_read_of_a_book_page_gives_its_three_puzzles_and_an_answer_key_that_agre
     # The worked example (@2) has one solution; the key is it, one row and one column in.
     example = load_puzzle(transcriptions[1])
     assert count_fillings(example, limit=2) == 1
-    solved = _values(puzzles[by_grid[str(_tokens(transcriptions[1]))]]["solution"])
+    solved = _values(puzzles[by_grid[str(read_tokens(transcriptions[1]))]]["solution"])
     assert filling_problems(example, solved) == []
     assert _values(key["solution"]) == {(r - 1, c - 1): d for (r, c), d in solved.items()}
-    assert key["answer_to"] == {"puzzle": by_grid[str(_tokens(transcriptions[1]))] + 1, "agrees": True}
+    assert key["answer_to"] == {"puzzle": by_grid[str(read_tokens(transcriptions[1]))] + 1, "agrees": True}
 
 
 @pytest.mark.slow
@@ -219,7 +212,7 @@ def test_solve_an_ambiguous_grid_gives_one_of_its_solutions_and_where_they_diffe
 
 
 def test_solve_a_transcribed_grid_with_an_unknown_photo_solves_it_and_draws_nothing(client):
-    tokens = _tokens(SAMPLES / "site_5x5.txt")
+    tokens = read_tokens(SAMPLES / "site_5x5.txt")
     truth = load_puzzle(SAMPLES / "site_5x5.txt")
     assert count_fillings(truth, limit=2) == 1
     doc = client.post("/api/solve", json={"grid": tokens, "photo": "0" * 32, "index": 0}).json()
@@ -228,7 +221,7 @@ def test_solve_a_transcribed_grid_with_an_unknown_photo_solves_it_and_draws_noth
 
 
 def test_check_of_a_transcription_lists_every_run_with_its_combinations(client):
-    tokens = _tokens(SAMPLES / "site_9x9_a.txt")
+    tokens = read_tokens(SAMPLES / "site_9x9_a.txt")
     resp = client.post("/api/check", json={"grid": tokens})
     assert resp.status_code == 200
     _checks_hold(resp.json(), tokens)

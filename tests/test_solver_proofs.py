@@ -7,8 +7,6 @@ small search no node budget).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -20,8 +18,8 @@ from solver.solve import solve_puzzle
 from solver.validate import validate_puzzle
 
 from checks import clues_from_sums, count_fillings, line_sums, white_lines
+from conftest import SEEDS
 
-SEEDS = Path(__file__).parent / "data" / "puzzles" / "seeds"
 # Derandomized: one random run of this file went on for over ten minutes (the example was not
 # traced); the same examples on every run keep the suite's time bounded.
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)

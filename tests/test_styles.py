@@ -2,8 +2,6 @@
 every cell, dark mode, answer keys."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,7 +10,7 @@ from solver.formats import grid_tokens, load_puzzle
 from solver.solve import solve_puzzle
 from vision.imageio import load_image
 
-IMAGES = Path(__file__).parent / "data" / "images"
+from conftest import CORPUS, IMAGES, SAMPLES, load_transcription
 
 #: The digits the player typed into the game screenshot, transcribed by eye (row, col from 1).
 _TYPED = {(4, 2): 2, (4, 3): 1, (4, 4): 3, (4, 7): 1, (4, 8): 3, (5, 2): 1, (5, 3): 2, (5, 8): 9}
@@ -88,8 +86,6 @@ def test_numbers_in_discs_on_a_japanese_book_page_are_read(book_page):
         assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
 
 
-CORPUS = Path(__file__).parent / "data" / "puzzles" / "corpus"
-
 
 def _corpus_puzzles(names):
     out = []
@@ -128,8 +124,8 @@ def test_a_grid_in_dark_mode_is_read_in_negative(name, on_desk):
     """A screen in dark mode draws light lines and digits on dark cells: real screenshots and a
     real scan turned negative read exactly as the originals' transcriptions; also when the dark
     screen is photographed on a light desk that fills most of the picture."""
-    truth = load_puzzle(IMAGES / (name.rsplit(".", 1)[0] + ".txt"))
-    image = 255 - load_image(IMAGES / name)
+    truth = load_transcription(SAMPLES / name)
+    image = 255 - load_image(SAMPLES / name)
     if on_desk:
         h, w = image.shape[:2]
         image = np.pad(image, ((h, h), (w, w), (0, 0)), constant_values=215)

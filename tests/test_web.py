@@ -7,7 +7,6 @@ import sys
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -26,9 +25,8 @@ import cli  # noqa: E402
 from solver.formats import grid_tokens, parse_text  # noqa: E402
 from web.app import create_app  # noqa: E402
 
+from conftest import ROOT, SAMPLES  # noqa: E402
 from web_server import free_port, running_server  # noqa: E402
-
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 @pytest.fixture(scope="module")
@@ -218,8 +216,7 @@ def test_concurrent_requests_are_served_while_a_photo_is_read(live_server):
 
 def test_kakuro_serve_answers_and_a_busy_port_is_a_clear_error(capsys):
     port = free_port()
-    root = Path(__file__).resolve().parent.parent
-    proc = subprocess.Popen([sys.executable, "cli.py", "serve", "--port", str(port)], cwd=root,
+    proc = subprocess.Popen([sys.executable, "cli.py", "serve", "--port", str(port)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30

@@ -19,9 +19,9 @@ pytest.importorskip("uvicorn", reason="the server needs uvicorn")
 
 from web.app import create_app  # noqa: E402
 
+from conftest import SAMPLES  # noqa: E402
 from web_server import running_server  # noqa: E402
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
