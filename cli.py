@@ -14,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-from batch import BatchOptions, run_batch
 from outputs import write_debug, write_image
 from pipeline import PuzzleResult, Status, annotate_image, load_input, solve_image, solve_puzzle_file, worst_exit_code
 from solver.combos import combinations, sum_range
@@ -111,6 +110,8 @@ def cmd_combos(args: argparse.Namespace) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    from batch import BatchOptions, run_batch  # here: a single solve need not load the batch engine
+
     options = BatchOptions(Path(args.out), dpi=args.dpi, time_limit_s=args.time_limit, force=args.force)
     report = run_batch(args.inputs, options, jobs=max(1, args.jobs or os.cpu_count() or 1), pdf=args.pdf,
                        fail_fast=args.fail_fast, show_progress=sys.stderr.isatty() and not args.quiet)

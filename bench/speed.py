@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/speed.py [--photos 6] [--seed 0] [--repeat 1]
 
-For each real sample image (``samples/``) and for generated phone photos (``synthetic.render``,
-level ``photo``), one row: seconds spent in each stage of ``pipeline.solve_image`` on one core
+For each real sample image (``samples/``) and for generated phone photos (published puzzles
+drawn by ``synthetic.render``, level ``photo``, scaled to 2000 px), one row: seconds spent in each stage of ``pipeline.solve_image`` on one core
 (load, locate, rectify, shadow, classify, read clues, read givens, check, solve, draw; "other"
 is the rest of solve_image, mostly re-reads and layout checks outside these stages), then the
 whole ``kakuro solve IMAGE`` command in a fresh process (start-up, imports and the written
@@ -110,19 +110,23 @@ def command_time(path: Path) -> float:
 
 
 def generated_photos(n: int, seed: int) -> list[tuple[str, np.ndarray]]:
-    from synthetic.render import photograph, random_puzzle, random_style, render_puzzle
+    """Published puzzles (one solution each, as a newspaper's) drawn and photographed."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from accuracy import _corpus
+    from synthetic.render import photograph, random_style, render_puzzle
 
     rng = np.random.default_rng([seed, 18])
+    pool = _corpus(14)
     out = []
     for k in range(n):
-        size = int(rng.integers(7, 14))
-        puzzle, _ = random_puzzle(rng, size, size)
+        puzzle, _ = pool[int(rng.integers(len(pool)))]
+        size = f"{puzzle.n_rows}x{puzzle.n_cols}"
         image, corners = render_puzzle(puzzle, random_style(rng, int(rng.integers(40, 90))), rng=rng)
         image, _ = photograph(image, corners, rng, "photo")
         # a phone photo is 2 MP or more: scale the shot up to about 2000 px on its long side
         scale = 2000 / max(image.shape[:2])
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-        out.append((f"generated photo {k + 1} ({size}x{size})", image))
+        out.append((f"generated photo {k + 1} ({size})", image))
     return out
 
 

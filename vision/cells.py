@@ -81,6 +81,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     diag_edge = np.zeros_like(paper)
     diag_dashed = np.zeros_like(paper)
     tint = np.zeros((n_rows, n_cols, 2), np.float32)
+    darkest = _darkest_nearby(gray)
     for r in range(n_rows):
         y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
         for c in range(n_cols):
@@ -89,7 +90,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
             if cell.size == 0:
                 continue
             paper[r, c] = _paper_tone(cell)
-            diag_line[r, c], diag_edge[r, c], diag_dashed[r, c] = _diagonal(gray, x0, y0, x1, y1)
+            diag_line[r, c], diag_edge[r, c], diag_dashed[r, c] = _diagonal(darkest, x0, y0, x1, y1)
             if chroma_ab is not None:
                 tint[r, c] = np.median(_crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2), axis=0)
     # The whitest paper within a few cells: a local reference that follows uneven light.
@@ -222,11 +223,12 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     if not edge_cells.any():
         return none
     near_edge = cv2.dilate(edge_cells.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    lightest = _darkest_nearby(255 - gray)  # a light line, as a dark one in the negative
     for r, c in zip(*np.nonzero(grey)):
         x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
         # A clue cell in the shade, its diagonal too faint to count; a block with a light diagonal.
         grey[r, c] = (not _number_in_a_corner(_crop(gray, x0, y0, x1, y1, 0.0))
-                      and _diagonal(255 - gray, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL)
+                      and _diagonal(lightest, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL)
     n, labels = cv2.connectedComponents(grey.astype(np.uint8), connectivity=8)
     shaded = np.zeros_like(non_white)
     for i in range(1, n):
@@ -624,9 +626,9 @@ def _crop(a: np.ndarray, x0: float, y0: float, x1: float, y1: float, inset: floa
     return a[int(round(y0 + dy)):int(round(y1 - dy)), int(round(x0 + dx)):int(round(x1 - dx))]
 
 
-def _diagonal(gray: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float]:
+def _diagonal(darkest: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float]:
     """Strength of a dark line on, of a tone step across, and of a dashed line on the cell's main
-    diagonal.
+    diagonal, measured in ``_darkest_nearby`` of the grey image.
 
     Samples run along the diagonal (away from the corners, where grid lines meet) and along
     two parallels offset to either side.
@@ -642,9 +644,9 @@ def _diagonal(gray: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> t
         # Unit normal to the diagonal, offset a seventh of the cell.
         n = np.array([h, -w]) / max(np.hypot(w, h), 1e-6)
         off = 0.14 * min(w, h)
-        on = _sample(gray, xs, ys)
-        upper = _sample(gray, xs + n[0] * off, ys + n[1] * off)   # upper-right side
-        lower = _sample(gray, xs - n[0] * off, ys - n[1] * off)   # lower-left side
+        on = _sample(darkest, xs, ys)
+        upper = _sample(darkest, xs + n[0] * off, ys + n[1] * off)   # upper-right side
+        lower = _sample(darkest, xs - n[0] * off, ys - n[1] * off)   # lower-left side
         # A printed diagonal runs corner to corner; a digit's stroke (a 7, a 1) covers only part
         # of it. So the line (or the tone step) must hold at 80% of the samples.
         # Side references are medians, and the lighter side is the paper: clue numbers sit close
@@ -674,15 +676,18 @@ def _quantile(sorted_values: np.ndarray, q: float) -> float:
     return float(sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo))
 
 
-def _sample(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    h, w = gray.shape
-    xi = np.clip(np.rint(xs).astype(int), 0, w - 1)
-    yi = np.clip(np.rint(ys).astype(int), 0, h - 1)
-    # A 3-pixel-wide line survives slight misregistration: take the darkest of a small cross.
-    vals = [gray[yi, xi]]
-    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        vals.append(gray[np.clip(yi + dy, 0, h - 1), np.clip(xi + dx, 0, w - 1)])
-    return np.min(vals, axis=0)
+def _darkest_nearby(gray: np.ndarray) -> np.ndarray:
+    """Each pixel's darkest of itself and its four neighbours, for ``_diagonal``: a line sampled
+    there survives slight misregistration. Computed once per image, not per sample."""
+    return cv2.erode(gray, _CROSS)
+
+
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
+def _sample(darkest: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    h, w = darkest.shape
+    return darkest[np.clip(np.rint(ys).astype(int), 0, h - 1), np.clip(np.rint(xs).astype(int), 0, w - 1)]
 
 
 def _split_threshold(score: np.ndarray) -> float:

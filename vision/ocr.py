@@ -304,6 +304,10 @@ _DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of 
 _DISC_OPEN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # wider than a line, narrower than a disc
 _DISC_OPEN_KEEP = 0.8           # share of a piece a disc keeps when thin stubs are cut off
 _DISC_GRID_SHARE = 0.8          # of a grid's numbered halves, at least this many in discs
+#: The same share at the middle level alone, below which a grid is taken to hold no discs and
+#: the other levels are not searched: grids printed with discs 0.98-1.0, others 0-0.26 (8 renders
+#: each of two disc families and two others).
+_DISC_PROBE_SHARE = 0.5
 # (grids printed with discs: all of them in every render tried; others: up to 0.6, in bold fonts)
 _DISC_WEAK = 0.25                # share of that contrast down to which a digit's stroke is followed
 
@@ -799,11 +803,19 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
                       ) -> tuple[list[np.ndarray], list[NumberRead]]:
     """Every cell's down and across halves (at the first binarisation level), and their reads
     merged over all levels; both lists run down0, across0, down1, across1, ..."""
-    splits = [[_split_with_discs(c, level) for c in cells] for level in WEAK_LEVELS]
+    # Discs are looked for at the middle level first: the search costs more than the split.
+    probe = len(WEAK_LEVELS) // 2
+    splits = [[_split_with_discs(c, level, find_discs=k == probe) for c in cells]
+              for k, level in enumerate(WEAK_LEVELS)]
     levels = [[h for plain, _ in split for h in plain] for split in splits]
     flat = _read_many([_job(h) for halves in levels for h in halves], clf)
     n = len(levels[0])
     halves, reads = list(levels[0]), [_merge_levels(flat[i::n]) for i in range(n)]
+    probed = [h for _, discs in splits[probe] for h in discs]
+    numbered = sum(1 for i in range(n) if reads[i].value is not None or probed[i] is not None)
+    if sum(h is not None for h in probed) >= _DISC_PROBE_SHARE * numbered > 0:
+        splits = [split if k == probe else [_split_with_discs(c, level) for c in cells]
+                  for k, (level, split) in enumerate(zip(WEAK_LEVELS, splits))]
     # A number printed in a disc is, to the plain reading, a round blot with holes: read the
     # holes as the digits where a half holds a disc, and keep that where it is the surer reading.
     in_disc = [[h for _, discs in split for h in discs] for split in splits]
