@@ -184,6 +184,10 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
     return edges
 
 
+#: Candidate pixels a cell's edge line is fitted to, at most.
+_FIT_POINTS = 256
+
+
 def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> ShadowEdge | None:
     y0, y1 = int(round(lattice.row_edges[r])), int(round(lattice.row_edges[r + 1]))
     x0, x1 = int(round(lattice.col_edges[c])), int(round(lattice.col_edges[c + 1]))
@@ -192,7 +196,10 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
     if len(xs) < _MIN_EXTENT * size:
         return None
     pts = np.c_[xs + x0, ys + y0].astype(np.float32)
-    vx, vy, px, py = (float(v) for v in cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel())
+    # Fitted to an even spread of at most _FIT_POINTS of them: as good a line, at a fraction of
+    # the robust fit's cost (a cell can hold over a thousand candidate pixels).
+    spread = pts[::max(1, len(pts) // _FIT_POINTS)]
+    vx, vy, px, py = (float(v) for v in cv2.fitLine(spread, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel())
     normal = np.array([-vy, vx])
     dist = (pts - [px, py]) @ normal
     inliers = np.abs(dist) < _MAX_RESIDUAL
