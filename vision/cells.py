@@ -676,13 +676,13 @@ def _quantile(sorted_values: np.ndarray, q: float) -> float:
     return float(sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo))
 
 
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
 def _darkest_nearby(gray: np.ndarray) -> np.ndarray:
     """Each pixel's darkest of itself and its four neighbours, for ``_diagonal``: a line sampled
     there survives slight misregistration. Computed once per image, not per sample."""
     return cv2.erode(gray, _CROSS)
-
-
-_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 
 def _sample(darkest: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
