@@ -32,7 +32,8 @@ from vision.grid import GridGeometry, locate_puzzles
 from vision.imageio import load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
-from vision.read import GridReading, complete_clue_border, read_answer_key, read_grid, trim_page_margin
+from vision.read import (GridReading, complete_clue_border, read_answer_key, read_grid, read_numbers,
+                         trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
            "solve_puzzle_file", "worst_exit_code"]
@@ -228,7 +229,7 @@ def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
     An answer key (a digit in every white cell, no clue numbers) comes back as such, not solved.
     """
     start = time.perf_counter() - reading.seconds
-    image, geometry, grid = reading.image, reading.geometry, reading.grid
+    geometry, grid = reading.geometry, reading.grid
     key = read_answer_key(grid)
     if key is not None:
         log.info("a %dx%d grid with a digit in every white cell and no clues: an answer key", grid.n_rows, grid.n_cols)
@@ -239,8 +240,8 @@ def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
         return PuzzleResult(Status.unreadable, None, None, geometry.quad.corners_xy,
                             problems=(grid.doubt or "the grid has no white cells or no clues",), reading=grid,
                             seconds=time.perf_counter() - start)
-    grid, rec = _check_reading(image, geometry, grid, time_limit_s)
-    grid, rec = _check_layout(image, geometry, grid, rec, time_limit_s)
+    grid, rec = _check_reading(grid, time_limit_s)
+    grid, rec = _check_layout(grid, rec, time_limit_s)
     rec, written = _entries_apart(grid, rec, time_limit_s)
     return PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy, rec.corrections,
                         rec.problems, grid, rec.suspect_runs, time.perf_counter() - start, written)
@@ -290,8 +291,7 @@ def _relocate_in_even_light(image: np.ndarray, geometry: GridGeometry, reading: 
     return relit, geometry, read_grid(relit, geometry, second_opinion=False)
 
 
-def _check_reading(image: np.ndarray, geometry, reading: GridReading, time_limit_s: float,
-                   ) -> tuple[GridReading, Reconciled]:
+def _check_reading(reading: GridReading, time_limit_s: float) -> tuple[GridReading, Reconciled]:
     """The puzzle's rules applied to a reading (read again with a second opinion where needed)."""
     layout = reading.whites
     # A short search first: a reading that needs a long one is read again with tesseract anyway.
@@ -300,7 +300,7 @@ def _check_reading(image: np.ndarray, geometry, reading: GridReading, time_limit
     if rec.status != "solved" or rec.corrections:
         # The glyph reader alone did not settle it: read again with tesseract's second opinion
         # on the unsure clues (when the rules accept the first reading, this changes nothing).
-        reading = read_grid(image, geometry, second_opinion=True, layout=layout)
+        reading = read_numbers(reading, second_opinion=True, layout=layout)
         rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
                                 reading.sides, reading.givens, time_limit_s=time_limit_s,
                                 resemble=reading.resemble, resemble_digits=reading.resemble_digits)
@@ -386,8 +386,7 @@ def _layout_doubts(reading: GridReading) -> tuple[tuple[Cell, ...], list[tuple[t
     return off, groups
 
 
-def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconciled,
-                  time_limit_s: float) -> tuple[GridReading, Reconciled]:
+def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) -> tuple[GridReading, Reconciled]:
     """Read the layout again where the puzzle's own witnesses doubt it (see ``_layout_doubts``).
 
     A white cell in a shadow taken for a block can leave a puzzle that still has one solution,
@@ -415,11 +414,11 @@ def _check_layout(image: np.ndarray, geometry, reading: GridReading, rec: Reconc
                 (whites.add if white else whites.discard)(cell)
         if whites == set(reading.whites):
             continue
-        variant = read_grid(image, geometry, second_opinion=False, layout=frozenset(whites))
+        variant = read_numbers(reading, second_opinion=False, layout=frozenset(whites))
         if not variant.sides or variant.doubt is not None:
             continue
         # A variant is worth taking when the rules settle it at once: a short search only.
-        variant, variant_rec = _check_reading(image, geometry, variant, min(time_limit_s, _VARIANT_SEARCH_S))
+        variant, variant_rec = _check_reading(variant, min(time_limit_s, _VARIANT_SEARCH_S))
         if variant_rec.status == "solved":
             solved.append((variant, variant_rec))
     doubted = tuple(sorted({cell for cells, _ in groups for cell in cells}))

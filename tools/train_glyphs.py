@@ -290,7 +290,8 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
                 continue
             cut = []
             for level in ocr.WEAK_LEVELS:
-                halves, discs = ocr._split_with_discs(crop, level)
+                halves = ocr._split_levels(crop, (level,))[0]
+                discs = ocr._disc_digits(crop, halves, level)
                 for half, disc, value in zip(halves, discs, (clue.down, clue.across)):
                     # A number in a disc is read from the disc's digits, which come out the
                     # same at every level: those once, not the disc as a blot.

@@ -37,6 +37,9 @@ from .types import NumberRead
 
 __all__ = [
     "ClueReader",
+    "read_given_digits",
+    "GlyphReads",
+    "read_clues_glyph",
     "GlyphReader",
     "TesseractReader",
     "split_clue_cell",
@@ -145,14 +148,32 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
     ``flip`` takes the other reading of the same pixels: what that decision called ink is the
     background, and ink is on its far side.
     """
+    return _ink_on_ground(_ink_ground(gray, core, rim, flip=flip, min_contrast=min_contrast), region, weak_level)
+
+
+@dataclass(frozen=True, eq=False)
+class _Ground:
+    """What :func:`_ink_mask` learns of a cell before it looks for ink: its lightly blurred
+    pixels, the paper's level, and the contrast of ink lighter and darker than it."""
+
+    smooth: np.ndarray
+    bg: float
+    bright: float
+    dark: float
+
+
+def _ink_ground(gray: np.ndarray, core: np.ndarray, rim: np.ndarray | None = None, *, flip: bool = False,
+                min_contrast: float = _MIN_CONTRAST) -> _Ground | None:
+    """The paper and the ink's polarity of :func:`_ink_mask` (None: no ink stands out), the
+    same at every weak level, so that the levels share it."""
     vals = gray[core]
     if vals.size < 20:
-        return np.zeros(region.shape, np.uint8)
+        return None
     # A light blur averages out hatching and paper grain but keeps digit strokes.
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     sv = smooth[core]
     bg = _paper_level(sv)
-    hi, lo = float(np.percentile(sv, 99.7)), float(np.percentile(sv, 0.3))
+    lo, hi = (float(v) for v in np.percentile(sv, (0.3, 99.7)))
     bright, dark = hi - bg, bg - lo
     if rim is not None and np.count_nonzero(rim) >= 20:
         # A heavy number can cover over half of a small core, so that its median is ink and the
@@ -169,15 +190,23 @@ def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
             bg = rim_bg
             bright, dark = hi - bg, bg - lo
     if max(bright, dark) < min_contrast:
-        return np.zeros(region.shape, np.uint8)
+        return None
     if flip:
         called_ink = sv[sv > bg + 0.5 * bright] if bright > dark else sv[sv < bg - 0.5 * dark]
         if called_ink.size < 20:
-            return np.zeros(region.shape, np.uint8)
+            return None
         bg = float(np.median(called_ink))
         bright, dark = (0.0, bg - lo) if bright > dark else (hi - bg, 0.0)
         if max(bright, dark) < min_contrast:
-            return np.zeros(region.shape, np.uint8)
+            return None
+    return _Ground(smooth, bg, bright, dark)
+
+
+def _ink_on_ground(ground: _Ground | None, region: np.ndarray, weak_level: float) -> np.ndarray:
+    """:func:`_ink_mask` at one weak level, from the cell's ground."""
+    if ground is None:
+        return np.zeros(region.shape, np.uint8)
+    smooth, bg, bright, dark = ground.smooth, ground.bg, ground.bright, ground.dark
     # Hysteresis: strokes must reach half the contrast somewhere, but hairlines of thin serif
     # fonts (fainter once downsampled) stay attached to them down to ``weak_level``.
     if bright > dark:
@@ -256,29 +285,32 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
         cell's colours, with the diagonal and the cell borders removed: 0 where there is none,
         else its strength (1..255).
     """
-    halves, _ = _split_with_discs(cell_gray, weak_level, flip, find_discs=False)
-    return halves
+    return _split_levels(cell_gray, (weak_level,), flip)[0]
 
 
-def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = False, *, find_discs: bool = True
-                      ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray | None, np.ndarray | None]]:
-    """:func:`split_clue_cell`'s halves, and for each the digits inside a disc in it (or None;
-    always None without ``find_discs``: the search costs more than the split)."""
+def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = False
+                  ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`split_clue_cell` at each weak level of ``levels``: each half's paper is found once."""
     gray = _to_gray(cell_gray, "cell_gray")
-    halves, discs = [], []
-    whole: list[tuple[np.ndarray, float]] | None = None
+    per_side = []
     for sign in (-1, 1):
         region = _INSIDE & (sign * _D > 0)
-        core = _CORE & (sign * _D > 0.14)
-        ink = _ink_mask(gray, region, core, _RIM & (sign * _D > 0.14), weak_level, flip=flip,
-                        min_contrast=_MIN_CLUE_CONTRAST)
-        halves.append(_remove_lines(ink, region))
-        if not find_discs:
-            discs.append(None)
-            continue
+        ground = _ink_ground(gray, _CORE & (sign * _D > 0.14), _RIM & (sign * _D > 0.14), flip=flip,
+                             min_contrast=_MIN_CLUE_CONTRAST)
+        per_side.append([_remove_lines(_ink_on_ground(ground, region, level), region) for level in levels])
+    return list(zip(*per_side))
+
+
+def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
+                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """For each half of a clue cell (split at ``weak_level``), the digits inside a disc in it, or None."""
+    gray = _to_gray(cell_gray, "cell_gray")
+    discs = []
+    whole: list[tuple[np.ndarray, float]] | None = None
+    for sign, half in zip((-1, 1), halves):
         # Found without the lines: a disc drawn against the diagonal would be one piece with it.
-        found = _discs(halves[-1], gray)
-        if not found and not flip:
+        found = _discs(half, gray)
+        if not found:
             # A disc can fill most of its small triangle, so that the half takes the disc for
             # paper. Across the whole cell the discs are round pieces of one tone, whichever
             # tone the cell's border band makes paper (large discs reach into it): look in both.
@@ -287,7 +319,7 @@ def _split_with_discs(cell_gray: np.ndarray, weak_level: float, flip: bool = Fal
                     _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE), gray)]
             found = [(digit, side) for digit, side in whole if side * sign > 0]
         discs.append(np.maximum.reduce([digit for digit, _ in found]) if found else None)
-    return (halves[0], halves[1]), (discs[0], discs[1])
+    return discs[0], discs[1]
 
 
 #: A number printed in a disc (Japanese puzzle books, apps): the disc is round or, seen askew, an
@@ -805,8 +837,9 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     merged over all levels; both lists run down0, across0, down1, across1, ..."""
     # Discs are looked for at the middle level first: the search costs more than the split.
     probe = len(WEAK_LEVELS) // 2
-    splits = [[_split_with_discs(c, level, find_discs=k == probe) for c in cells]
-              for k, level in enumerate(WEAK_LEVELS)]
+    per_cell = [_split_levels(c, WEAK_LEVELS) for c in cells]
+    splits = [[(at[k], _disc_digits(c, at[k], level) if k == probe else (None, None))
+               for c, at in zip(cells, per_cell)] for k, level in enumerate(WEAK_LEVELS)]
     levels = [[h for plain, _ in split for h in plain] for split in splits]
     flat = _read_many([_job(h) for halves in levels for h in halves], clf)
     n = len(levels[0])
@@ -814,7 +847,8 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     probed = [h for _, discs in splits[probe] for h in discs]
     numbered = sum(1 for i in range(n) if reads[i].value is not None or probed[i] is not None)
     if sum(h is not None for h in probed) >= _DISC_PROBE_SHARE * numbered > 0:
-        splits = [split if k == probe else [_split_with_discs(c, level) for c in cells]
+        splits = [split if k == probe else [(plain, _disc_digits(c, plain, level))
+                                            for c, (plain, _) in zip(cells, split)]
                   for k, (level, split) in enumerate(zip(WEAK_LEVELS, splits))]
     # A number printed in a disc is, to the plain reading, a round blot with holes: read the
     # holes as the digits where a half holds a disc, and keep that where it is the surer reading.
@@ -843,8 +877,8 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     # and keep that only where it reads clearly.
     doubtful = [i for i, (h, r) in enumerate(zip(halves, reads)) if _reads_as_no_digit(h, r)]
     if doubtful:
-        flipped = [[split_clue_cell(cells[i // 2], weak_level=level, flip=True)[i % 2] for i in doubtful]
-                   for level in WEAK_LEVELS]
+        flipped_cells = {i // 2: _split_levels(cells[i // 2], WEAK_LEVELS, flip=True) for i in doubtful}
+        flipped = [[flipped_cells[i // 2][k][i % 2] for i in doubtful] for k in range(len(WEAK_LEVELS))]
         flat = _read_many([_job(h) for hs in flipped for h in hs], clf)
         for k, i in enumerate(doubtful):
             other = _merge_levels(flat[k::len(doubtful)])
@@ -954,11 +988,19 @@ def read_given(cell_img: np.ndarray, *, classifier: GlyphClassifier | None = Non
     NumberRead
         ``value`` None when the cell is empty.
     """
-    gray = _to_gray(cell_img, "cell_img")
-    ink = _ink_mask(gray, _INSIDE, _CORE)
-    ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
-    job = _job(ink, _GIVEN_MAX_H)
-    return _read_many([job], classifier or default_classifier(), max_value=9, n_digits=(1,))[0]
+    return read_given_digits([cell_img], classifier=classifier)[0]
+
+
+def read_given_digits(cells: Sequence[np.ndarray], *, classifier: GlyphClassifier | None = None
+                      ) -> list[NumberRead]:
+    """:func:`read_given` of each of several cells, with one classifier call for them all."""
+    jobs = []
+    for i, cell_img in enumerate(cells):
+        gray = _to_gray(cell_img, f"cells[{i}]")
+        ink = _ink_mask(gray, _INSIDE, _CORE)
+        ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
+        jobs.append(_job(ink, _GIVEN_MAX_H))
+    return _read_many(jobs, classifier or default_classifier(), max_value=9, n_digits=(1,)) if jobs else []
 
 
 #: A grid whose white cells are mostly written in is a filled-in solution (a solver's pen, or a
@@ -1246,9 +1288,29 @@ def _combine(g: NumberRead, t: NumberRead) -> NumberRead:
     return NumberRead(value, float(conf), ranked)
 
 
+@dataclass(frozen=True, eq=False)
+class GlyphReads:
+    """The glyph reader's reads of a grid's clue cells, before any second opinion: each cell's
+    (down, across) halves at the first binarisation level and their reads, in cell order."""
+
+    halves: tuple[tuple[np.ndarray, np.ndarray], ...]
+    reads: tuple[tuple[NumberRead, NumberRead], ...]
+
+
+def read_clues_glyph(cells: list[np.ndarray], glyph_reader: GlyphReader | None = None) -> GlyphReads:
+    """Read clue cells with the glyph classifier alone (see :func:`read_clues_two_readers`).
+
+    The cells are read together: whether numbers stand in discs is decided over the grid.
+    """
+    flat_halves, flat = _read_clue_halves(cells, (glyph_reader or GlyphReader()).classifier)
+    return GlyphReads(tuple((flat_halves[2 * i], flat_halves[2 * i + 1]) for i in range(len(cells))),
+                      tuple((flat[2 * i], flat[2 * i + 1]) for i in range(len(cells))))
+
+
 def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9, second_opinion: bool = True,
                            glyph_reader: GlyphReader | None = None,
                            tesseract_reader: TesseractReader | None = None,
+                           first_reads: GlyphReads | None = None,
                            ) -> list[tuple[NumberRead, NumberRead]]:
     """Read clue cells with the glyph classifier, asking tesseract only where it is unsure.
 
@@ -1261,6 +1323,9 @@ def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9, s
     second_opinion : bool
         False: the glyph reader alone (when the puzzle's rules accept its reading, tesseract
         would change nothing that matters, so a caller may try this first).
+    first_reads : GlyphReads, optional
+        The glyph reader's reads of these same cells, made before: only the second opinion is
+        asked for.
 
     Returns
     -------
@@ -1268,11 +1333,10 @@ def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9, s
         Agreement raises confidence; disagreement keeps the glyph reader's value, adds
         tesseract's as an alternative, and caps confidence at 0.4.
     """
-    glyph_reader = glyph_reader or GlyphReader()
     tess = tesseract_reader or TesseractReader()
-    flat_halves, flat = _read_clue_halves(cells, glyph_reader.classifier)
-    halves = [flat_halves[2 * i: 2 * i + 2] for i in range(len(cells))]
-    reads = [[flat[2 * i], flat[2 * i + 1]] for i in range(len(cells))]
+    first = first_reads if first_reads is not None else read_clues_glyph(cells, glyph_reader)
+    halves = first.halves
+    reads = [list(pair) for pair in first.reads]
     unsure = [(i, j) for i, pair in enumerate(reads) for j, r in enumerate(pair)
               if r.confidence < threshold and halves[i][j].any()]
     if not second_opinion:

@@ -13,11 +13,12 @@ from .cells import classify_cells, layout_run_lengths, too_many_single_runs
 from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
                    remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
-from .ocr import (WEAK_LEVELS, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness, read_given,
-                  read_clues_two_readers, read_givens, split_clue_cell)
+from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness,
+                  read_clues_glyph, read_clues_two_readers, read_given_digits, read_givens, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "read_answer_key", "straighten_grid", "rectify_for_reading", "layout_doubt",
+__all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "read_answer_key", "straighten_grid",
+           "rectify_for_reading", "layout_doubt",
            "complete_clue_border", "trim_page_margin"]
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,8 @@ class GridReading:
     ink: dict[tuple[Cell, str], np.ndarray] = field(default_factory=dict)
     #: Where a sharp shadow's edge crosses cells (in the straightened grid), evened out there.
     shadow: tuple[ShadowEdge, ...] = ()
+    #: The glyph reader's reads of ``clue_cells`` (reused by a second look at the same cells).
+    glyph_reads: GlyphReads | None = None
 
     def shadow_in_source(self) -> list[ShadowEdge]:
         """The shadow's edges in the source image's pixels (to even out the light there)."""
@@ -231,37 +234,53 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
         The white cells to read the grid as, instead of those the cells' looks say (a layout
         corrected by the puzzle's rules); ``classes`` still holds what the cells looked like.
     """
+    return read_numbers(look_at_grid(image, geometry), second_opinion=second_opinion, layout=layout)
+
+
+def look_at_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
+    """A located grid straightened and its cells classified, no number read yet (``sides`` is
+    empty): enough to judge its layout before the reading, which costs most, is done."""
     warped, H, lattice, read_lattice = straighten_grid(image, geometry)
     edges = find_shadow(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped, read_lattice)
     warped, shadow = even_out_shadow(warped, edges)
     classes = classify_cells(warped, read_lattice, shadow_edges=edges)
     n_rows, n_cols = lattice.shape
     kinds = classes.kinds
-    whites = layout if layout is not None else frozenset(
-        (r, c) for r in range(n_rows) for c in range(n_cols) if kinds[r, c] == "white")
-    # The layout decides which sides carry a number: a down sum exactly when the cell below is
-    # white, an across sum exactly when the cell to the right is white.
-    needs: dict[Cell, tuple[bool, bool]] = {}
-    for r in range(n_rows):
-        for c in range(n_cols):
-            if (r, c) in whites:
-                continue
-            down, across = (r + 1, c) in whites, (r, c + 1) in whites
-            if down or across:
-                needs[(r, c)] = (down, across)
-    clue_cells = tuple(sorted(needs))
+    whites = frozenset((r, c) for r in range(n_rows) for c in range(n_cols) if kinds[r, c] == "white")
+    return GridReading(n_rows, n_cols, whites, _clue_cells(whites, n_rows, n_cols), (), classes, H, lattice, (),
+                       layout_doubt(whites, n_rows, n_cols), warped, read_lattice, shadow=tuple(shadow))
+
+
+def _clue_cells(whites: frozenset[Cell], n_rows: int, n_cols: int) -> tuple[Cell, ...]:
+    # The layout decides which cells carry a number: those with a white cell below or to the right.
+    return tuple((r, c) for r in range(n_rows) for c in range(n_cols)
+                 if (r, c) not in whites and ((r + 1, c) in whites or (r, c + 1) in whites))
+
+
+def read_numbers(look: GridReading, *, second_opinion: bool = True,
+                 layout: frozenset[Cell] | None = None) -> GridReading:
+    """The clue numbers and givens of a grid looked at (:func:`look_at_grid`, or a reading made
+    before, whose cells' looks and glyph reads are reused), read as its layout, or ``layout``."""
+    n_rows, n_cols = look.n_rows, look.n_cols
+    whites = layout if layout is not None else look.whites
+    clue_cells = _clue_cells(whites, n_rows, n_cols)
     doubt = layout_doubt(whites, n_rows, n_cols)
+    base = dict(classes=look.classes, H=look.H, lattice=look.lattice, rectified=look.rectified,
+                rectified_lattice=look.rectified_lattice, shadow=look.shadow)
     if doubt is not None:
         # Reading its "clues" would only add noise; the pipeline reports it as unreadable.
         log.info("grid %dx%d rejected: %s", n_rows, n_cols, doubt)
-        return GridReading(n_rows, n_cols, whites, clue_cells, (), classes, H, lattice, (), doubt,
-                           warped, read_lattice, shadow=tuple(shadow))
+        return GridReading(n_rows, n_cols, whites, clue_cells, (), stray=(), doubt=doubt, **base)
+    warped, read_lattice = look.rectified, look.rectified_lattice
     crops = [_cell_crop(warped, read_lattice, r, c) for r, c in clue_cells]
-    reads = read_clues_two_readers(crops, second_opinion=second_opinion) if crops else []
+    # The same clue cells of the same straightened grid read the same: only a second opinion is new.
+    first = look.glyph_reads if look.glyph_reads is not None and look.clue_cells == clue_cells \
+        else (read_clues_glyph(crops) if crops else None)
+    reads = read_clues_two_readers(crops, second_opinion=second_opinion, first_reads=first) if crops else []
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []
     for cell, (down_read, across_read) in zip(clue_cells, reads):
-        need_down, need_across = needs[cell]
+        need_down, need_across = (cell[0] + 1, cell[1]) in whites, (cell[0], cell[1] + 1) in whites
         for direction, needed, read in (("down", need_down, down_read), ("across", need_across, across_read)):
             if needed:
                 sides.append(SideReading(cell, direction, _options(read), read.confidence))
@@ -275,8 +294,8 @@ def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool
     givens = {cell: int(g.value) for cell, g in zip(white_cells, given_reads) if g.value is not None}
     if givens:
         log.info("givens read: %s", givens)
-    return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), classes, H, lattice, tuple(stray),
-                       None, warped, read_lattice, givens, shadow=tuple(shadow))
+    return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), stray=tuple(stray), doubt=None,
+                       givens=givens, glyph_reads=first, **base)
 
 
 #: An answer key: at most this share of its clue sides holds a legible number (phantoms of the
@@ -307,8 +326,9 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
         return None  # a Sudoku's solution (every cell a digit), not a Kakuro's
     digits: dict[Cell, int] = {}
     allowed_empty = int((1 - _KEY_FILLED) * len(whites))
-    for cell in sorted(whites):
-        read = read_given(_cell_crop(reading.rectified, reading.rectified_lattice, *cell))
+    cells = sorted(whites)
+    reads = read_given_digits([_cell_crop(reading.rectified, reading.rectified_lattice, *cell) for cell in cells])
+    for cell, read in zip(cells, reads):
         if read.value is not None:
             digits[cell] = int(read.value)
         else:
@@ -360,11 +380,13 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     if not any(edges.values()):
         return geometry, reading
     trimmed = trim_geometry(geometry, **edges)
-    again = read_grid(image, trimmed, **read_options)
-    looked = again.classes.looked_white
-    if again.sides and again.doubt is None and (looked is None or not looked.any()):
-        log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
-        return trimmed, again
+    look = look_at_grid(image, trimmed)
+    looked = look.classes.looked_white
+    if look.doubt is None and (looked is None or not looked.any()):
+        again = read_numbers(look, **read_options)
+        if again.sides:
+            log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
+            return trimmed, again
     return geometry, reading
 
 
@@ -387,11 +409,13 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
     if not (top or left):
         return geometry, reading
     wider = extend_geometry(geometry, int(top > 0), int(left > 0))
-    again = read_grid(image, wider, **read_options)
-    if again.sides and again.doubt is None and len(again.whites) > len(reading.whites) \
-            and border_whites(again) == (0, 0):
-        log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
-        return wider, again
+    # Its layout is judged before its numbers are read: most wider grids tried are not kept.
+    look = look_at_grid(image, wider)
+    if look.doubt is None and len(look.whites) > len(reading.whites) and border_whites(look) == (0, 0):
+        again = read_numbers(look, **read_options)
+        if again.sides:
+            log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
+            return wider, again
     return geometry, reading
 
 
