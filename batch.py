@@ -1,8 +1,9 @@
 """Batch: folders of photos and PDF puzzle books, one page per unit of work, in parallel.
 
 ``run_batch`` solves every page with ``pipeline.solve_image`` in worker processes and writes,
-for each page, the annotated image, each puzzle's JSON and text grid, and a record that lets an
-interrupted batch resume; then ``summary.csv``/``summary.json`` and, if asked, ``solved.pdf``.
+for each page, the annotated image (in the input's format: a PDF page's as PNG), each puzzle's
+JSON and text grid, and a record that lets an interrupted batch resume; then
+``summary.csv``/``summary.json`` and, if asked, ``solved.pdf``.
 A page that fails is recorded with its reason and the batch goes on.
 """
 from __future__ import annotations
@@ -18,11 +19,11 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from outputs import write_atomically, write_image
+from outputs import image_suffix, write_atomically, write_image
 from pipeline import Status, annotate_image, solve_image, worst_exit_code
 from solver.errors import ExitCode, KakuroError, PuzzleFormatError, exit_code_for
 from solver.formats import format_text
-from vision.imageio import load_image
+from vision.imageio import ImageInfo, load_image, read_image_info
 
 __all__ = ["IMAGE_SUFFIXES", "BatchOptions", "PageJob", "PageResult", "expand_inputs", "process_page",
            "run_batch"]
@@ -38,6 +39,7 @@ class BatchOptions:
     dpi: int = 300
     time_limit_s: float = 10.0
     force: bool = False
+    image_format: str | None = None  # a key of outputs.FORMATS; None: each page's image in its input's format
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class PageResult:
     rows: tuple[dict[str, Any], ...]
     error: str | None = None
     exit_code: int = 0
+    image: str | None = None  # the annotated page's file name in the out folder; None when none was written
 
 
 def expand_inputs(inputs: list[str]) -> tuple[list[PageJob], list[PageResult]]:
@@ -108,12 +111,19 @@ def process_page(job: PageJob, options: BatchOptions) -> PageResult:
     if done.exists() and not options.force:
         try:
             data = json.loads(done.read_text())
-            return PageResult(job, tuple(data["rows"]), data.get("error"), data.get("exit_code", 0))
+            image_name = data["image"] if "image" in data else _old_image_name(options, job)
+            return PageResult(job, tuple(data["rows"]), data.get("error"), data.get("exit_code", 0), image_name)
         except (OSError, ValueError, KeyError):
             pass  # an unreadable record is redone
     start = time.perf_counter()
+    image_name = None
     try:
-        image = load_pdf_page(job.source, job.page, options.dpi) if job.page is not None else load_image(job.source)
+        if job.page is not None:
+            image = load_pdf_page(job.source, job.page, options.dpi)
+            info = ImageInfo(format="PDF", dpi=(float(options.dpi), float(options.dpi)))
+        else:
+            image = load_image(job.source)
+            info = read_image_info(job.source)
         results = solve_image(image, time_limit_s=options.time_limit_s)
     except (KakuroError, OSError, ValueError) as exc:
         result = _failed_page(job, exc)
@@ -123,7 +133,9 @@ def process_page(job: PageJob, options: BatchOptions) -> PageResult:
         result = PageResult(job, result.rows, result.error, int(ExitCode.other_error))
     else:
         annotated = annotate_image(image, results)
-        write_image(options.out_dir / f"{job.stem}.png", annotated)
+        suffix = image_suffix(info, options.image_format)
+        image_name = f"{job.stem}{suffix}"
+        write_image(options.out_dir / image_name, annotated, info)
         rows = []
         for k, res in enumerate(results, start=1):
             name = job.stem + (f"-{k}" if len(results) > 1 else "")
@@ -137,16 +149,23 @@ def process_page(job: PageJob, options: BatchOptions) -> PageResult:
             if len(results) > 1 and res.corners_xy is not None:
                 x0, y0 = np.maximum(res.corners_xy.min(axis=0) - 20, 0).astype(int)
                 x1, y1 = (res.corners_xy.max(axis=0) + 20).astype(int)
-                write_image(options.out_dir / f"{name}.png", annotated[y0:y1, x0:x1])
+                write_image(options.out_dir / f"{name}{suffix}", annotated[y0:y1, x0:x1], info)
             rows.append({"input": str(job.source), "page": doc["page"], "index": k, "status": res.status,
                          "unique": doc["unique"], "corrections": len(res.corrections),
                          "seconds": round(res.seconds, 3), "error": "; ".join(res.problems) or None})
         code = worst_exit_code(r.status for r in results)
-        result = PageResult(job, tuple(rows), None, int(code))
+        result = PageResult(job, tuple(rows), None, int(code), image_name)
     seconds = round(time.perf_counter() - start, 3)
-    record = {"rows": list(result.rows), "error": result.error, "exit_code": result.exit_code, "seconds": seconds}
+    record = {"rows": list(result.rows), "error": result.error, "exit_code": result.exit_code, "seconds": seconds,
+              "image": result.image}
     write_atomically(done, lambda t: t.write_text(json.dumps(record)))
     return result
+
+
+def _old_image_name(options: BatchOptions, job: PageJob) -> str | None:
+    """The annotated page of a record written before records named it: always a PNG then."""
+    name = f"{job.stem}.png"
+    return name if (options.out_dir / name).exists() else None
 
 
 def _init_worker() -> None:
@@ -179,18 +198,14 @@ def _write_summary(out_dir: Path, results: list[PageResult]) -> None:
     write_atomically(out_dir / "summary.csv", lambda t: t.write_text(buf.getvalue()))
 
 
-def _write_book(out_dir: Path, results: list[PageResult]) -> Path:
-    from PIL import Image
+def _write_book(out_dir: Path, results: list[PageResult]) -> Path | None:
+    """``solved.pdf``: every annotated page in page order, a page at a time (see ``outputs.write_pdf_book``);
+    None when no page has an annotated image."""
+    from outputs import write_pdf_book
 
-    pages = []
-    for r in results:
-        path = out_dir / f"{r.job.stem}.png"
-        if path.exists():
-            pages.append(Image.open(path).convert("RGB"))
+    pages = [out_dir / r.image for r in results if r.image is not None and (out_dir / r.image).exists()]
     target = out_dir / "solved.pdf"
-    if pages:
-        write_atomically(target, lambda t: pages[0].save(t, format="PDF", save_all=True, append_images=pages[1:]))
-    return target
+    return target if write_pdf_book(target, pages) else None
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-from outputs import write_debug, write_image
+from outputs import FORMATS, format_of_suffix, image_suffix, write_debug, write_image
 from pipeline import PuzzleResult, Status, annotate_image, load_input, solve_image, solve_puzzle_file, worst_exit_code
 from solver.combos import combinations, sum_range
 from solver.errors import ExitCode, KakuroError, MissingDependencyError, PuzzleFormatError, exit_code_for
 from solver.formats import format_text
 from vision.errors import GridNotFoundError
+from vision.imageio import read_image_info
 
 __all__ = ["main", "build_parser", "ExitCode"]
 
@@ -42,9 +43,24 @@ def _print_result_text(res: PuzzleResult, index: int, total: int) -> None:
         (log.info if res.status == Status.solved else log.warning)("%s%s", head, p)
 
 
+def _output_problem(out: Path, format: str | None) -> str | None:
+    """What is wrong with ``-o OUT`` (with ``--format``), checked before any work; None when nothing."""
+    fmt = format_of_suffix(out.suffix)
+    if fmt is None:
+        return f"-o {out}: name the image .png, .jpg, .webp or .tif (its suffix decides its format)"
+    if format is not None and fmt != format_of_suffix(FORMATS[format]):
+        return f"-o {out} and --format {format} disagree; give one of them"
+    return None
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     path = Path(args.input)
     start = time.perf_counter()
+    out = Path(args.output) if args.output else None
+    problem = _output_problem(out, args.format) if out is not None else None
+    if problem is not None:
+        log.error("%s", problem)
+        return int(ExitCode.bad_args)
     puzzle, image = load_input(path)
     if puzzle is not None:
         results = [solve_puzzle_file(puzzle, time_limit_s=args.time_limit)]
@@ -55,8 +71,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
             if args.debug:
                 write_debug(Path(args.debug), path.stem, image, [])
             raise
-        out = Path(args.output) if args.output else Path(f"{path.stem}.solved.png")
-        write_image(out, annotate_image(image, results))
+        info = read_image_info(path)
+        out = out or Path(f"{path.stem}.solved{image_suffix(info, args.format)}")
+        write_image(out, annotate_image(image, results), info)
         log.info("annotated image written to %s", out)
         if args.debug:
             write_debug(Path(args.debug), path.stem, image, results)
@@ -112,7 +129,8 @@ def cmd_combos(args: argparse.Namespace) -> int:
 def cmd_batch(args: argparse.Namespace) -> int:
     from batch import BatchOptions, run_batch  # here: a single solve need not load the batch engine
 
-    options = BatchOptions(Path(args.out), dpi=args.dpi, time_limit_s=args.time_limit, force=args.force)
+    options = BatchOptions(Path(args.out), dpi=args.dpi, time_limit_s=args.time_limit, force=args.force,
+                           image_format=args.format)
     report = run_batch(args.inputs, options, jobs=max(1, args.jobs or os.cpu_count() or 1), pdf=args.pdf,
                        fail_fast=args.fail_fast, show_progress=sys.stderr.isatty() and not args.quiet)
     if report.book is not None:
@@ -160,7 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="solve a photo, scan or puzzle file")
     p.add_argument("input", help="image (JPEG, PNG, WebP, TIFF, HEIC) or puzzle file (text, JSON, CSP)")
-    p.add_argument("-o", "--output", help="annotated image to write (default: ./STEM.solved.png)")
+    p.add_argument("-o", "--output", help="annotated image to write, in the format its suffix names: .png, .jpg, "
+                                          ".webp, .tif (default: ./STEM.solved.EXT, EXT the input's format)")
+    p.add_argument("--format", choices=list(FORMATS), help="the annotated image's format (default: the input's: "
+                                                           "JPEG for a JPEG or HEIC photo, WebP for WebP, else PNG)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--debug", metavar="DIR", help="write one picture per stage into DIR")
     p.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="solver time limit (default 10)")
@@ -172,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
     p.add_argument("--dpi", type=int, default=300, help="PDF rasterisation resolution (default 300)")
     p.add_argument("--pdf", action="store_true", help="also assemble the annotated pages into OUT/solved.pdf")
+    p.add_argument("--format", choices=list(FORMATS), help="the annotated pages' format (default: each input's: "
+                                                           "JPEG for a JPEG or HEIC photo, WebP for WebP, else PNG)")
     p.add_argument("--force", action="store_true", help="redo pages already done in OUT")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first page that fails")
     p.add_argument("--json", action="store_true", help="print one JSON object with every summary row")

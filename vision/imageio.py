@@ -4,14 +4,16 @@ from __future__ import annotations
 import logging
 import os
 import warnings
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageOps, JpegImagePlugin, UnidentifiedImageError
 
 from .errors import ImageLoadError
 
-__all__ = ["load_image", "downscale_for_detection", "count_pdf_pages", "load_pdf_page", "MAX_PIXELS", "MIN_SIDE"]
+__all__ = ["load_image", "ImageInfo", "read_image_info", "downscale_for_detection", "count_pdf_pages",
+           "load_pdf_page", "MAX_PIXELS", "MIN_SIDE"]
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,118 @@ def load_image(path) -> np.ndarray:
         raise ImageLoadError(path, f"image is too small ({w}x{h} px, need at least {MIN_SIDE} px a side); "
                                    "use a larger photo or scan")
     return array
+
+
+@dataclass(frozen=True, slots=True)
+class ImageInfo:
+    """What an image file carries besides its pixels, as ``load_image`` returns them (upright).
+
+    Attributes
+    ----------
+    format : str or None
+        Pillow's name for the file format (``"JPEG"``, ``"PNG"``, ``"WEBP"``, ``"TIFF"``, ``"BMP"``,
+        ``"HEIF"``), ``"PDF"`` for a rasterised PDF page; None when unknown.
+    dpi : (float, float) or None
+        Horizontal and vertical resolution of the upright image; None when the file gives none.
+    icc_profile : bytes or None
+        The embedded colour profile.
+    lossy : bool
+        The pixels went through lossy compression (JPEG, HEIF, lossy WebP).
+    jpeg_quality : int or None
+        A JPEG's quality (1-100) as estimated from its luminance quantization table.
+    jpeg_subsampling : int or None
+        A JPEG's chroma subsampling as Pillow names it: 0 (4:4:4), 1 (4:2:2), 2 (4:2:0).
+    orientation : int
+        The EXIF orientation (1-8) that ``load_image`` applied; 1 when none.
+    """
+
+    format: str | None = None
+    dpi: tuple[float, float] | None = None
+    icc_profile: bytes | None = None
+    lossy: bool = False
+    jpeg_quality: int | None = None
+    jpeg_subsampling: int | None = None
+    orientation: int = 1
+
+
+#: The IJG standard luminance quantization table (quality 50), summed: the reference for estimating quality.
+_IJG_LUMA_SUM = 3688
+
+
+def read_image_info(path) -> ImageInfo:
+    """The format, resolution, colour profile and JPEG settings of an image file, without decoding it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An image file ``load_image`` reads.
+
+    Returns
+    -------
+    info : ImageInfo
+        What the file says; a file Pillow cannot open gives ``ImageInfo()`` (nothing known): the
+        pixels are what matter, and ``load_image`` reports unreadable files.
+    """
+    path = os.fspath(path)
+    try:
+        with Image.open(path) as im:
+            return _info_of(im, path)
+    except Exception as exc:  # metadata is a nicety: never fail a solve over it
+        log.debug("%s: no image information (%s)", path, exc)
+        return ImageInfo()
+
+
+def _info_of(im: Image.Image, path: str) -> ImageInfo:
+    # Pillow decodes a whole PNG to look for an eXIf chunk after its pixels: only one before them is read.
+    orientation = im.getexif().get(0x0112, 1) if im.format != "PNG" or "exif" in im.info else 1
+    orientation = orientation if isinstance(orientation, int) and 1 <= orientation <= 8 else 1
+    dpi = None
+    raw = im.info.get("dpi")
+    if isinstance(raw, tuple) and len(raw) == 2:
+        try:
+            x, y = round(float(raw[0]), 2), round(float(raw[1]), 2)
+        except (TypeError, ValueError):
+            x = y = 0.0
+        if 10 <= x <= 100_000 and 10 <= y <= 100_000:  # below: no unit (a TIFF's 1 "dpi" says unknown)
+            # orientations 5-8 turn the image a quarter: its columns were the file's rows
+            dpi = (y, x) if orientation >= 5 else (x, y)
+    icc = im.info.get("icc_profile") or None
+    fmt = im.format
+    quality = subsampling = None
+    lossy = fmt in ("JPEG", "MPO", "HEIF", "AVIF")
+    if fmt in ("JPEG", "MPO"):
+        fmt = "JPEG"
+        tables = getattr(im, "quantization", None) or {}
+        if 0 in tables and len(tables[0]) == 64:
+            scale = 100.0 * sum(tables[0]) / _IJG_LUMA_SUM
+            quality = round((200 - scale) / 2 if scale <= 100 else 5000 / scale)
+            quality = min(100, max(1, quality))
+        sampling = JpegImagePlugin.get_sampling(im)
+        subsampling = sampling if sampling in (0, 1, 2) else None
+    elif fmt == "WEBP":
+        lossy = not _webp_is_lossless(path)
+    return ImageInfo(format=fmt, dpi=dpi, icc_profile=icc if isinstance(icc, bytes) else None, lossy=lossy,
+                     jpeg_quality=quality, jpeg_subsampling=subsampling, orientation=orientation)
+
+
+def _webp_is_lossless(path: str) -> bool:
+    """Whether a WebP file holds a lossless (VP8L) image: its RIFF chunks, read up to the image's."""
+    with open(path, "rb") as f:
+        head = f.read(12)
+        if head[:4] != b"RIFF" or head[8:12] != b"WEBP":
+            return False
+        for _ in range(64):  # VP8X, ICCP, ANIM, EXIF ... then the image; a few chunks at most
+            chunk = f.read(8)
+            if len(chunk) < 8:
+                return False
+            kind, size = chunk[:4], int.from_bytes(chunk[4:], "little")
+            if kind in (b"VP8 ", b"VP8L"):
+                return kind == b"VP8L"
+            if kind == b"ANMF":  # an animation frame holds its image's chunk after a 16-byte header
+                f.seek(16, os.SEEK_CUR)
+                continue
+            f.seek(size + (size & 1), os.SEEK_CUR)
+    return False
 
 
 def _to_bgr(im: Image.Image) -> np.ndarray:

@@ -5,7 +5,8 @@ Endpoints (every error is ``{"error": "one line"}`` with a 4xx/5xx status):
 - ``GET  /``                 the page (``web/static/index.html``; ``/static/*`` its script and style)
 - ``POST /api/read``         multipart field ``file``: a photo or scan -> every puzzle on it read and
   solved (the README's JSON contract per puzzle, plus ``text``, ``checks`` and the annotated image)
-- ``GET  /api/image/{id}``   an annotated PNG made by ``/api/read`` or ``/api/solve``
+- ``GET  /api/image/{id}``   an annotated image made by ``/api/read`` or ``/api/solve``, in the upload's
+  format as ``kakuro solve`` writes it (JPEG for a JPEG or HEIC photo, WebP for WebP, else PNG)
 - ``POST /api/solve``        ``{"grid": [[token, ...], ...], "photo": id?, "index": k?}`` -> solution,
   uniqueness and problems; with ``photo`` the solution is also drawn on that photo
 - ``POST /api/check``        ``{"grid": ...}`` -> the rules each clue, run and cell breaks (for live marks)
@@ -38,6 +39,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from outputs import encode_image, image_suffix
 from pipeline import PuzzleResult, annotate_image, solve_image, solve_puzzle_file
 from solver.combos import combinations
 from solver.errors import InvalidPuzzleError, KakuroError, Problem
@@ -45,7 +47,7 @@ from solver.formats import format_text, puzzle_from_json
 from solver.model import Puzzle
 from solver.validate import validate_puzzle
 from vision.errors import ImageLoadError
-from vision.imageio import load_image
+from vision.imageio import ImageInfo, load_image, read_image_info
 from vision.overlay import draw_solution
 
 __all__ = ["create_app", "check_grid", "MAX_UPLOAD_BYTES", "MAX_GRID_SIDE"]
@@ -59,7 +61,7 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 MAX_GRID_SIDE = 40
 #: The photo preview sent back to the page; the overlay uses full-resolution coordinates anyway.
 _PREVIEW_SIDE = 1600
-#: Memory kept for recent uploads (decoded photos, to redraw edited solutions) and annotated PNGs.
+#: Memory kept for recent uploads (decoded photos, to redraw edited solutions) and annotated images.
 _PHOTO_BUDGET = 600 * 1024 * 1024
 _IMAGE_BUDGET = 200 * 1024 * 1024
 _TOKEN = re.compile(r"^(#|\.|[1-9]|\d*\\\d*)$")
@@ -89,6 +91,7 @@ class _Photo:
 
     image: np.ndarray
     results: tuple[PuzzleResult, ...]
+    info: ImageInfo = ImageInfo()  # the upload's format, DPI and colour profile: the annotated image keeps them
 
 
 class _LruStore:
@@ -235,11 +238,13 @@ def _result_json(result: PuzzleResult) -> dict[str, Any]:
 # Images
 
 
-def _png_bytes(image: np.ndarray) -> bytes:
-    ok, buf = cv2.imencode(".png", image)
-    if not ok:  # pragma: no cover - cv2 encodes any uint8 BGR image
-        raise RuntimeError("could not encode the annotated image")
-    return buf.tobytes()
+_MEDIA_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".webp": "image/webp"}
+
+
+def _annotated_bytes(image: np.ndarray, info: ImageInfo) -> tuple[bytes, str]:
+    """The annotated image encoded as ``kakuro solve`` writes it for this upload, and its suffix."""
+    suffix = image_suffix(info)
+    return encode_image(image, suffix, info), suffix
 
 
 def _preview_data_url(image: np.ndarray) -> str:
@@ -251,14 +256,15 @@ def _preview_data_url(image: np.ndarray) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def _load_upload(data: bytes, filename: str) -> np.ndarray:
-    """Decode uploaded bytes with the CLI's loader (EXIF orientation, HEIC, size limits)."""
+def _load_upload(data: bytes, filename: str) -> tuple[np.ndarray, ImageInfo]:
+    """Decode uploaded bytes with the CLI's loader (EXIF orientation, HEIC, size limits); and what the
+    file carries besides its pixels."""
     suffix = Path(filename).suffix.lower()[:8] if filename else ""
     fd, tmp = tempfile.mkstemp(prefix="kakuro-upload-", suffix=suffix if re.match(r"^\.\w+$", suffix) else "")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        return load_image(tmp)
+        return load_image(tmp), read_image_info(tmp)
     finally:
         Path(tmp).unlink(missing_ok=True)
 
@@ -328,7 +334,7 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
         if not data:
             raise ApiError(422, f"{name}: the file is empty (0 bytes); choose a photo or scan of a puzzle")
         try:
-            image = _load_upload(data, name)
+            image, info = _load_upload(data, name)
         except ImageLoadError as exc:
             raise ApiError(422, f"{name}: {exc.reason}") from exc
         with reads:
@@ -337,9 +343,9 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
             except KakuroError as exc:  # no grid on the image, most often
                 raise ApiError(422, f"{name}: {exc}") from exc
             annotated = annotate_image(image, results)
-        photo_id = photos.put(_Photo(image, tuple(results)), image.nbytes)
-        png = _png_bytes(annotated)
-        image_id = images.put(png, len(png))
+        photo_id = photos.put(_Photo(image, tuple(results), info), image.nbytes)
+        encoded = _annotated_bytes(annotated, info)
+        image_id = images.put(encoded, len(encoded[0]))
         h, w = image.shape[:2]
         doc = {"input": name, "seconds": round(time.perf_counter() - start, 3),
                "photo": {"id": photo_id, "width": w, "height": h, "preview": _preview_data_url(image)},
@@ -349,10 +355,14 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
 
     @app.get("/api/image/{image_id}")
     def image(image_id: str) -> Response:
-        png = images.get(image_id)
-        if png is None:
+        encoded = images.get(image_id)
+        if encoded is None:
             raise ApiError(404, "this image has expired; upload the photo again")
-        return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
+        data, suffix = encoded
+        # The page's download link names the file; the name given here (with its suffix) overrides it.
+        return Response(data, media_type=_MEDIA_TYPES[suffix],
+                        headers={"Cache-Control": "private, max-age=3600",
+                                 "Content-Disposition": f'inline; filename="kakuro-solved{suffix}"'})
 
     @app.post("/api/check")
     def check(body: GridRequest) -> JSONResponse:
@@ -376,15 +386,15 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
         doc["annotated"] = None
         photo = photos.get(body.photo) if body.photo else None
         if photo is not None:
-            png = _draw_on_photo(photo, body.index, puzzle, result)
-            if png is not None:
-                doc["annotated"] = f"/api/image/{images.put(png, len(png))}"
+            encoded = _draw_on_photo(photo, body.index, puzzle, result)
+            if encoded is not None:
+                doc["annotated"] = f"/api/image/{images.put(encoded, len(encoded[0]))}"
         return JSONResponse(doc)
 
     return app
 
 
-def _draw_on_photo(photo: _Photo, index: int, puzzle: Puzzle, result: PuzzleResult) -> bytes | None:
+def _draw_on_photo(photo: _Photo, index: int, puzzle: Puzzle, result: PuzzleResult) -> tuple[bytes, str] | None:
     """The edited puzzle's solution drawn on the photo it was read from; None if it no longer fits."""
     if index >= len(photo.results):
         return None
@@ -399,4 +409,4 @@ def _draw_on_photo(photo: _Photo, index: int, puzzle: Puzzle, result: PuzzleResu
         before = read.puzzle.clue_at
         changed |= {cell for cell, clue in puzzle.clue_at.items() if before.get(cell) != clue}
     drawn = draw_solution(photo.image, reading.H, reading.lattice, values, corrected=tuple(sorted(changed)))
-    return _png_bytes(drawn)
+    return _annotated_bytes(drawn, photo.info)
