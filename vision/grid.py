@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -1050,10 +1051,11 @@ def _peak_value(profile: np.ndarray, pos: float, radius: float) -> float:
 
 
 def _peak_near(profile: np.ndarray, pos: float, radius: float) -> float:
-    lo = max(0, int(np.floor(pos - radius)))
-    hi = min(len(profile), int(np.ceil(pos + radius)) + 1)
+    # Called for every line in every band: plain floats, not numpy scalars, where it can.
+    lo = max(0, math.floor(pos - radius))
+    hi = min(len(profile), math.ceil(pos + radius) + 1)
     if hi <= lo:
-        return float(np.clip(pos, 0, len(profile) - 1))
+        return float(min(max(pos, 0), len(profile) - 1))
     i = lo + int(np.argmax(profile[lo:hi]))
     # Parabolic interpolation for sub-pixel position.
     if 0 < i < len(profile) - 1:
@@ -1327,8 +1329,8 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
             prof = resp[band_lo[b]:band_hi[b]].mean(axis=0)
             prof = cv2.GaussianBlur(prof.reshape(1, -1), (0, 0), 1.0).ravel()
             for k in range(n_lines):
-                lo = max(0, int(np.floor(guess[k, b] - radius)))
-                hi = min(W, int(np.ceil(guess[k, b] + radius)) + 1)
+                lo = max(0, math.floor(guess[k, b] - radius))
+                hi = min(W, math.ceil(guess[k, b] + radius) + 1)
                 if hi - lo < 3:
                     continue
                 seg = prof[lo:hi]
@@ -1352,9 +1354,9 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
                     break
                 # Take, band by band, the peak nearest the fitted course, and fit again.
                 moved = False
+                course = np.polyval(fit, band_mid)
                 for b in range(n_bands):
-                    near = [(abs(x - np.polyval(fit, band_mid[b])), x, v) for x, v in peaks.get((k, b), ())
-                            if v > 0.3 * typical]
+                    near = [(abs(x - course[b]), x, v) for x, v in peaks.get((k, b), ()) if v > 0.3 * typical]
                     if not near:
                         continue
                     d, x, v = min(near)
