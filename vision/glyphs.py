@@ -221,9 +221,16 @@ def _conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(K, H, W, C) -> (K, H/2, W/2, O): 3x3 convolution (zero padded), ReLU, 2x2 max pool."""
     k, h, wd, c = x.shape
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    cols = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))  # K, H, W, C, 3, 3
-    y = cols.reshape(k * h * wd, c * 9) @ w.reshape(w.shape[0], -1).T + b
-    return np.maximum(y, 0.0).reshape(k, h // 2, 2, wd // 2, 2, -1).max(axis=(2, 4))
+    # The 3x3 neighbourhoods unfolded by nine block copies: faster than reshaping a strided view.
+    cols = np.empty((k, h, wd, c, 3, 3), np.float32)
+    for dy in range(3):
+        for dx in range(3):
+            cols[..., dy, dx] = padded[:, dy:dy + h, dx:dx + wd, :]
+    y = cols.reshape(k * h * wd, c * 9) @ w.reshape(w.shape[0], -1).T
+    y += b
+    np.maximum(y, 0.0, out=y)
+    y = y.reshape(k, h, wd, -1)
+    return np.maximum(np.maximum(y[:, 0::2, 0::2], y[:, 0::2, 1::2]), np.maximum(y[:, 1::2, 0::2], y[:, 1::2, 1::2]))
 
 
 @functools.cache
