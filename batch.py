@@ -3,7 +3,7 @@
 ``run_batch`` solves every page with ``pipeline.solve_image`` in worker processes and writes,
 for each page, the annotated image (in the input's format: a PDF page's as PNG), each puzzle's
 JSON and text grid, and a record that lets an interrupted batch resume; then
-``summary.csv``/``summary.json`` and, if asked, ``solved.pdf``.
+``summary.csv``/``summary.json`` and, if asked, ``solved.pdf`` and ``answers.pdf``.
 A page that fails is recorded with its reason and the batch goes on.
 """
 from __future__ import annotations
@@ -208,12 +208,39 @@ def _write_book(out_dir: Path, results: list[PageResult]) -> Path | None:
     return target if write_pdf_book(target, pages) else None
 
 
+def _write_answers(out_dir: Path, results: list[PageResult]) -> Path | None:
+    """``answers.pdf``: every puzzle in page order, solved ones drawn flat, the others (and failed
+    pages) listed with their status (see ``flat.write_answer_key``). Each puzzle comes from its JSON
+    file in ``out_dir``, so pages skipped as done on a resumed run are in it too. None when no row."""
+    from flat import entry_from_json, write_answer_key
+
+    entries = []
+    for r in results:
+        for row in r.rows:
+            doc = dict(row)
+            if row["index"] is not None:
+                name = r.job.stem + (f"-{row['index']}" if len(r.rows) > 1 else "")
+                try:
+                    doc = {**json.loads((out_dir / f"{name}.json").read_text()), **row}
+                except (OSError, ValueError) as exc:
+                    log.warning("%s.json: %s; listed in the answer key without its grid", name, exc)
+                    doc["error"] = f"{name}.json could not be read" + (f"; {row['error']}" if row["error"] else "")
+            try:
+                entries.append(entry_from_json(doc))
+            except KakuroError as exc:  # a per-puzzle file edited by hand into something else
+                entries.append(entry_from_json({**row, "grid": None, "problems": [str(exc)]}))
+    target = out_dir / "answers.pdf"
+    return target if write_answer_key(entries, target) else None
+
+
 @dataclass(frozen=True)
 class BatchReport:
-    """What a batch did: one ``PageResult`` per page in input order, and the book if asked for."""
+    """What a batch did: one ``PageResult`` per page in input order, and the book and answer key
+    if asked for."""
 
     pages: tuple[PageResult, ...]
     book: Path | None = None
+    answers: Path | None = None
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -232,7 +259,7 @@ class BatchReport:
 
 
 def run_batch(inputs: list[str], options: BatchOptions, *, jobs: int = 1, pdf: bool = False,
-              fail_fast: bool = False, show_progress: bool = False) -> BatchReport:
+              answers: bool = False, fail_fast: bool = False, show_progress: bool = False) -> BatchReport:
     """Solve every page of ``inputs`` (image files, folders searched recursively, PDFs) with
     ``jobs`` worker processes, writing each page's outputs and the summary into ``options.out_dir``.
 
@@ -284,7 +311,8 @@ def run_batch(inputs: list[str], options: BatchOptions, *, jobs: int = 1, pdf: b
     results.sort(key=lambda r: (order.get(r.job, -1), str(r.job.source)))
     _write_summary(options.out_dir, results)
     book = _write_book(options.out_dir, results) if pdf else None
-    return BatchReport(tuple(results), book)
+    answer_key = _write_answers(options.out_dir, results) if answers else None
+    return BatchReport(tuple(results), book, answer_key)
 
 
 class _FailFast(Exception):

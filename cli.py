@@ -54,10 +54,14 @@ def _output_problem(out: Path, format: str | None) -> str | None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from flat import FLAT_SUFFIXES, entry_from_result, write_flat
+
     path = Path(args.input)
     start = time.perf_counter()
     out = Path(args.output) if args.output else None
     problem = _output_problem(out, args.format) if out is not None else None
+    if problem is None and args.flat and Path(args.flat).suffix.lower() not in FLAT_SUFFIXES:
+        problem = f"--flat {args.flat}: name it .svg, .pdf or .png (its suffix decides its format)"
     if problem is not None:
         log.error("%s", problem)
         return int(ExitCode.bad_args)
@@ -77,6 +81,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
         log.info("annotated image written to %s", out)
         if args.debug:
             write_debug(Path(args.debug), path.stem, image, results)
+    if args.flat:  # every puzzle of the input on one page, labelled when there are several
+        several = len(results) > 1
+        write_flat([entry_from_result(r, input=path.name if several else None, index=k if several else None)
+                    for k, r in enumerate(results, start=1)], Path(args.flat))
+        log.info("flat drawing written to %s", args.flat)
     if args.json:
         doc = {"input": str(path), "puzzles": [r.to_json() for r in results],
                "seconds": round(time.perf_counter() - start, 3)}
@@ -132,9 +141,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
     options = BatchOptions(Path(args.out), dpi=args.dpi, time_limit_s=args.time_limit, force=args.force,
                            image_format=args.format)
     report = run_batch(args.inputs, options, jobs=max(1, args.jobs or os.cpu_count() or 1), pdf=args.pdf,
-                       fail_fast=args.fail_fast, show_progress=sys.stderr.isatty() and not args.quiet)
+                       answers=args.answers, fail_fast=args.fail_fast,
+                       show_progress=sys.stderr.isatty() and not args.quiet)
     if report.book is not None:
         log.info("book written to %s", report.book)
+    if report.answers is not None:
+        log.info("answer key written to %s", report.answers)
     puzzles = [row for row in report.rows if row["index"]]
     log.info("%d page(s), %d puzzle(s): %d solved, %d not solved, %d page(s) failed; summary in %s",
              len(report.pages), len(puzzles), sum(1 for row in puzzles if row["status"] == Status.solved),
@@ -183,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=list(FORMATS), help="the annotated image's format (default: the input's: "
                                                            "JPEG for a JPEG or HEIC photo, WebP for WebP, else PNG)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--flat", metavar="OUT", help="also draw the solved puzzle flat, as printed, into OUT: .svg, "
+                                                ".pdf (digits as text) or .png (several puzzles of one image: "
+                                                "all in one file; one not solved: its status instead)")
     p.add_argument("--debug", metavar="DIR", help="write one picture per stage into DIR")
     p.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="solver time limit (default 10)")
     p.set_defaults(func=cmd_solve)
@@ -193,6 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
     p.add_argument("--dpi", type=int, default=300, help="PDF rasterisation resolution (default 300)")
     p.add_argument("--pdf", action="store_true", help="also assemble the annotated pages into OUT/solved.pdf")
+    p.add_argument("--answers", action="store_true", help="also write OUT/answers.pdf: an answer key, every "
+                                                          "solved puzzle drawn flat and small, labelled")
     p.add_argument("--format", choices=list(FORMATS), help="the annotated pages' format (default: each input's: "
                                                            "JPEG for a JPEG or HEIC photo, WebP for WebP, else PNG)")
     p.add_argument("--force", action="store_true", help="redo pages already done in OUT")
