@@ -44,13 +44,14 @@ STAGES = (
     ("rectify", vision.read, "straighten_grid"),
     ("shadow", vision.read, "find_shadow"),
     ("classify", vision.read, "classify_cells"),
+    ("clues", vision.read, "read_clues_glyph"),
     ("clues", vision.read, "read_clues_two_readers"),
     ("givens", vision.read, "read_givens"),
     ("check", pipeline, "reconcile_reading"),
     ("solve", solver.reconcile, "solve_puzzle"),
     ("draw", pipeline, "draw_solution"),
 )
-COLUMNS = ("load",) + tuple(name for name, _, _ in STAGES) + ("other", "in-process", "command")
+COLUMNS = ("load",) + tuple(dict.fromkeys(name for name, _, _ in STAGES)) + ("other", "in-process", "command")
 #: Stages that run inside another timed stage, and which: their time is taken out of it.
 NESTED = {"solve": "check"}
 
