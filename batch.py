@@ -20,9 +20,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from outputs import image_suffix, write_atomically, write_image
-from pipeline import Status, annotate_image, solve_image, worst_exit_code
+from pipeline import PuzzleResult, Status, annotate_image, solve_image, worst_exit_code
 from solver.errors import ExitCode, KakuroError, PuzzleFormatError, exit_code_for
 from solver.formats import format_text
+from solver.techniques import grade
 from vision.imageio import ImageInfo, load_image, read_image_info
 
 __all__ = ["IMAGE_SUFFIXES", "BatchOptions", "PageJob", "PageResult", "expand_inputs", "process_page",
@@ -88,6 +89,11 @@ def expand_inputs(inputs: list[str]) -> tuple[list[PageJob], list[PageResult]]:
     return jobs, failed
 
 
+def _grade_of(res: PuzzleResult) -> str | None:
+    """How hard a solved puzzle is for a person (``kakuro grade``); None for one not solved."""
+    return grade(res.puzzle).grade if res.status == Status.solved and res.puzzle is not None else None
+
+
 def _failed_page(job: PageJob, exc: BaseException) -> PageResult:
     message = str(exc)
     if not message.startswith(str(job.source)):
@@ -95,7 +101,7 @@ def _failed_page(job: PageJob, exc: BaseException) -> PageResult:
     if job.page is not None:
         message = f"{message} (page {job.page + 1})" if "page" not in message else message
     row = {"input": str(job.source), "page": None if job.page is None else job.page + 1, "index": None,
-           "status": "error", "unique": None, "corrections": 0, "seconds": 0.0, "error": message}
+           "status": "error", "unique": None, "grade": None, "corrections": 0, "seconds": 0.0, "error": message}
     return PageResult(job, (row,), message, int(exit_code_for(exc)))
 
 
@@ -151,7 +157,7 @@ def process_page(job: PageJob, options: BatchOptions) -> PageResult:
                 x1, y1 = (res.corners_xy.max(axis=0) + 20).astype(int)
                 write_image(options.out_dir / f"{name}{suffix}", annotated[y0:y1, x0:x1], info)
             rows.append({"input": str(job.source), "page": doc["page"], "index": k, "status": res.status,
-                         "unique": doc["unique"], "corrections": len(res.corrections),
+                         "unique": doc["unique"], "grade": _grade_of(res), "corrections": len(res.corrections),
                          "seconds": round(res.seconds, 3), "error": "; ".join(res.problems) or None})
         code = worst_exit_code(r.status for r in results)
         result = PageResult(job, tuple(rows), None, int(code), image_name)
@@ -191,7 +197,7 @@ def _write_summary(out_dir: Path, results: list[PageResult]) -> None:
     rows = [row for r in results for row in r.rows]
     write_atomically(out_dir / "summary.json", lambda t: t.write_text(json.dumps(rows, indent=1)))
     buf = io.StringIO()
-    fields = ["input", "page", "index", "status", "unique", "corrections", "seconds", "error"]
+    fields = ["input", "page", "index", "status", "unique", "grade", "corrections", "seconds", "error"]
     writer = csv.DictWriter(buf, fieldnames=fields)
     writer.writeheader()
     writer.writerows(rows)

@@ -14,11 +14,15 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from outputs import FORMATS, format_of_suffix, image_suffix, write_debug, write_image
-from pipeline import PuzzleResult, Status, annotate_image, load_input, solve_image, solve_puzzle_file, worst_exit_code
+from pipeline import (PuzzleResult, Status, annotate_hint, annotate_image, hint_for, load_input, solve_image,
+                      solve_puzzle_file, worst_exit_code)
 from solver.combos import combinations, sum_range
 from solver.errors import ExitCode, KakuroError, MissingDependencyError, PuzzleFormatError, exit_code_for
 from solver.formats import format_text
+from solver.techniques import grade
 from vision.errors import GridNotFoundError
 from vision.imageio import read_image_info
 
@@ -94,6 +98,87 @@ def cmd_solve(args: argparse.Namespace) -> int:
         for i, res in enumerate(results):
             _print_result_text(res, i, len(results))
     return int(worst_exit_code(r.status for r in results))
+
+
+def _results_of(path: Path, time_limit_s: float) -> tuple[list[PuzzleResult], np.ndarray | None]:
+    """Every puzzle of an input, read and solved: one for a puzzle file, each grid for an image."""
+    puzzle, image = load_input(path)
+    if puzzle is not None:
+        return [solve_puzzle_file(puzzle, time_limit_s=time_limit_s)], None
+    return solve_image(image, time_limit_s=time_limit_s), image
+
+
+def _not_settled(path: Path, k: int, res: PuzzleResult, several: bool) -> None:
+    where = f"puzzle {k}: " if several else ""
+    log.error("%s: %s%s%s", path, where, res.status, f": {res.problems[0]}" if res.problems else "")
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    path = Path(args.input)
+    out = Path(args.output) if args.output else None
+    problem = _output_problem(out, None) if out is not None else None
+    if problem is not None:
+        log.error("%s", problem)
+        return int(ExitCode.bad_args)
+    results, image = _results_of(path, args.time_limit)
+    puzzles = [(k, r) for k, r in enumerate(results, start=1) if r.status != Status.answer_key]
+    several = len(puzzles) > 1
+    picture, hinted = image, False
+    for k, res in puzzles:
+        if res.status not in (Status.solved, Status.ambiguous):
+            _not_settled(path, k, res, several)
+            continue
+        try:
+            step = hint_for(res, force=args.force)
+        except ValueError as exc:  # digits entered that break a run
+            raise PuzzleFormatError(f"{path}: {exc}") from None
+        wrong = [(r, c) for (r, c), _, ok in res.written if not ok]
+        if step is None:
+            known = set(res.puzzle.given_at) | {cell for cell, _, ok in res.written if ok}
+            said = ("every white cell is filled in" if res.puzzle.whites <= known else
+                    "no step follows from the techniques alone; --force gives a cell proved by search")
+            doc = {"row": None, "col": None, "digit": None, "technique": None, "explanation": said, "cells": []}
+        else:
+            doc = step.to_json()
+            said = step.explanation
+            if picture is not None:
+                picture, hinted = annotate_hint(picture, res, step), True
+        if wrong:
+            doc["wrong"] = [[r + 1, c + 1] for r, c in wrong]
+            said += "; first put right the wrong entr" + ("y" if len(wrong) == 1 else "ies") + " at " + \
+                ", ".join(f"row {r + 1}, column {c + 1}" for r, c in wrong)
+        if several:
+            doc = {"puzzle": k, **doc}
+        if args.json:
+            sys.stdout.write(json.dumps(doc) + "\n")
+        else:
+            print(f"puzzle {k}: {said}" if several else said)
+    if hinted:
+        info = read_image_info(path)
+        out = out or Path(f"{path.stem}.hint{image_suffix(info, None)}")
+        write_image(out, picture, info)
+        log.info("hint drawn in %s", out)
+    return int(worst_exit_code(r.status for _, r in puzzles)) if puzzles else int(ExitCode.ok)
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    path = Path(args.input)
+    results, _ = _results_of(path, args.time_limit)
+    puzzles = [(k, r) for k, r in enumerate(results, start=1) if r.status != Status.answer_key]
+    several = len(puzzles) > 1
+    for k, res in puzzles:
+        if res.status != Status.solved:
+            # A grade is how a person reaches the one solution: there must be exactly one.
+            _not_settled(path, k, res, several)
+            continue
+        found = grade(res.puzzle)
+        if args.json:
+            doc = found.to_json()
+            sys.stdout.write(json.dumps({"puzzle": k, **doc} if several else doc) + "\n")
+        else:
+            used = ", ".join(f"{name} {n}" for name, n in found.techniques.items() if n)
+            print(f"{'puzzle %d: ' % k if several else ''}{found.grade} (score {found.score:.2f}): {used}")
+    return int(worst_exit_code(r.status for _, r in puzzles)) if puzzles else int(ExitCode.ok)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -217,6 +302,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object with every summary row")
     p.add_argument("--time-limit", type=float, default=10.0, metavar="S")
     p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("hint", help="the next step a person could take, and why (image or puzzle file)")
+    p.add_argument("input", help="image or puzzle file; digits already entered count (givens in a puzzle file)")
+    p.add_argument("--json", action="store_true", help="one JSON object per puzzle on stdout")
+    p.add_argument("--force", action="store_true", help="where no technique gives a step, a cell proved by search")
+    p.add_argument("-o", "--output", help="with an image: the hint drawn on it (default: ./STEM.hint.EXT)")
+    p.add_argument("--time-limit", type=float, default=10.0, metavar="S")
+    p.set_defaults(func=cmd_hint)
+
+    p = sub.add_parser("grade", help="how hard a puzzle is for a person: the techniques it needs")
+    p.add_argument("input", help="image or puzzle file")
+    p.add_argument("--json", action="store_true", help="one JSON object per puzzle on stdout")
+    p.add_argument("--time-limit", type=float, default=10.0, metavar="S")
+    p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("check", help="validate a puzzle file and report whether its solution is unique")
     p.add_argument("input")

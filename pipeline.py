@@ -26,6 +26,7 @@ from solver.formats import grid_tokens, parse_puzzle
 from solver.model import Cell, Puzzle, Solution
 from solver.reconcile import Correction, Reconciled, reconcile_reading
 from solver.solve import solve_puzzle
+from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
 from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import GridGeometry, locate_puzzles
@@ -36,7 +37,7 @@ from vision.read import (GridReading, complete_clue_border, read_answer_key, rea
                          trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
-           "solve_puzzle_file", "worst_exit_code"]
+           "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
 
 log = logging.getLogger("kakuro")
 
@@ -474,6 +475,32 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
         out = draw_solution(out, res.reading.H, res.reading.lattice, values, corrected=corrected,
                             conflicts=conflicts, unreadable=unreadable, wrong=wrong)
     return out
+
+
+def hint_for(result: PuzzleResult, *, force: bool = False) -> Step | None:
+    """The next step a person could take in a puzzle read or loaded: found by human techniques,
+    simplest first (:func:`solver.techniques.next_step`), from its givens and the player's entries
+    that are right (a wrong entry is left out, as if erased). None where the puzzle is full, or
+    where no technique applies and not ``force``.
+
+    Raises
+    ------
+    ValueError
+        The puzzle was not solved (unreadable, unsolvable): there is nothing sure to reason from.
+    """
+    if result.puzzle is None or result.status not in (Status.solved, Status.ambiguous):
+        raise ValueError(f"the puzzle is {result.status}: no hint from a puzzle not read and solved")
+    entries = {cell: digit for cell, digit, ok in result.written if ok}
+    return next_step(result.puzzle, entries, force=force)
+
+
+def annotate_hint(image: np.ndarray, result: PuzzleResult, step: Step) -> np.ndarray:
+    """The original image with a hint drawn on it: its digit in its cell, and the cells its
+    reasoning uses outlined; nothing else of the solution."""
+    if result.reading is None:
+        return image
+    return draw_solution(image, result.reading.H, result.reading.lattice, {(step.row, step.col): step.digit},
+                         marked=tuple(dict.fromkeys(((step.row, step.col),) + step.cells)))
 
 
 def solve_puzzle_file(puzzle: Puzzle, *, time_limit_s: float) -> PuzzleResult:

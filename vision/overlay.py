@@ -10,7 +10,7 @@ from solver.model import Cell
 
 from .types import Lattice
 
-__all__ = ["draw_solution", "SOLUTION_BGR", "CORRECTION_BGR", "CONFLICT_BGR"]
+__all__ = ["draw_solution", "SOLUTION_BGR", "CORRECTION_BGR", "CONFLICT_BGR", "HINT_BGR"]
 
 log = logging.getLogger(__name__)
 
@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 SOLUTION_BGR = (200, 60, 0)      # strong blue
 CORRECTION_BGR = (0, 140, 255)   # orange: a clue the reader corrected
 CONFLICT_BGR = (0, 0, 230)       # red: runs that cannot be satisfied / clues that could not be read
+HINT_BGR = (40, 160, 0)          # green: the cells a hint's reasoning uses
 
 
 def _cell_box(lattice: Lattice, row: int, col: int) -> tuple[float, float, float, float]:
@@ -45,6 +46,7 @@ def draw_solution(
     conflicts: tuple[tuple[Cell, tuple[Cell, ...]], ...] = (),
     unreadable: tuple[Cell, ...] = (),
     wrong: tuple[tuple[Cell, int], ...] = (),
+    marked: tuple[Cell, ...] = (),
 ) -> np.ndarray:
     """Return a copy of ``image`` with solution digits and marks drawn in its perspective.
 
@@ -67,6 +69,8 @@ def draw_solution(
     wrong : tuple of ((row, col), digit)
         Digits written wrongly in white cells: circled in red, with the right digit in a corner
         (the written one stays readable under the circle).
+    marked : tuple of (row, col)
+        Cells a hint's reasoning uses: outlined in green.
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("image: expected an (M, N, 3) BGR array")
@@ -90,6 +94,7 @@ def draw_solution(
         _put_centered(canvas, str(digit), box, SOLUTION_BGR)
         _put_centered(mask, str(digit), box, 255)
     outline(corrected, CORRECTION_BGR)
+    outline(marked, HINT_BGR)
     for clue, run in conflicts:
         outline((clue, *run), CONFLICT_BGR)
     for r, c in unreadable:

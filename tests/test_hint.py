@@ -1,0 +1,102 @@
+"""`kakuro hint` and `kakuro grade` as a user runs them: puzzle files with published solutions, a
+real puzzle image, entries already made, and the batch summary's grade column.
+
+The truths are the published solutions (``.sol``) and the transcriptions beside the images, solved
+by the exact solver: never what the techniques themselves conclude.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from conftest import ROOT, SAMPLES, SEEDS, load_transcription, read_tokens
+from solver.formats import parse_solution_grid
+from solver.solve import solve_puzzle
+
+BOARDS = ("evolutionary_easy", "evolutionary_medium", "evolutionary_hard", "evolutionary_expert")
+
+
+def kakuro(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.main(sys.argv[1:]))", *args],
+                          capture_output=True, text=True, cwd=cwd or ROOT, timeout=300,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+
+
+def published(name: str) -> dict[tuple[int, int], int]:
+    return parse_solution_grid((SEEDS / f"{name}.sol").read_text())
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_a_hint_on_a_published_board_gives_a_digit_of_its_solution(name):
+    run = kakuro("hint", "--json", str(SEEDS / f"{name}.txt"))
+    assert run.returncode == 0, run.stderr
+    hint = json.loads(run.stdout)
+    assert set(hint) == {"row", "col", "digit", "technique", "explanation", "cells"}
+    assert hint["digit"] == published(name)[(hint["row"] - 1, hint["col"] - 1)]
+    assert hint["explanation"].startswith(f"row {hint['row']}, column {hint['col']} is {hint['digit']}")
+    assert [hint["row"], hint["col"]] in hint["cells"]
+
+
+def test_the_published_boards_grade_in_their_published_order():
+    scores = []
+    for name in BOARDS:
+        run = kakuro("grade", "--json", str(SEEDS / f"{name}.txt"))
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(run.stdout)
+        assert doc["grade"] in ("easy", "medium", "hard", "expert") and sum(doc["techniques"].values()) > 0
+        scores.append(doc["score"])
+    assert scores == sorted(scores) and len(set(scores)) == 4
+
+
+def test_entries_made_count_and_the_last_open_cell_is_found_by_subtraction(tmp_path):
+    # The expert board with every white cell but one filled from its published solution.
+    tokens = read_tokens(SEEDS / "evolutionary_expert.txt")
+    solution = published("evolutionary_expert")
+    left = max(solution)
+    for (r, c), digit in solution.items():
+        if (r, c) != left:
+            tokens[r][c] = str(digit)
+    puzzle = tmp_path / "almost.txt"
+    puzzle.write_text("\n".join(" ".join(row) for row in tokens) + "\n")
+    hint = json.loads(kakuro("hint", "--json", str(puzzle)).stdout)
+    assert (hint["row"] - 1, hint["col"] - 1, hint["digit"]) == (*left, solution[left])
+    assert hint["technique"] == "last-cell"
+
+
+def test_a_puzzle_with_two_solutions_gets_no_grade():
+    run = kakuro("grade", str(SEEDS / "mac_csp_5x6.txt"))
+    assert run.returncode == 1 and run.stdout == ""
+    assert "ambiguous" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_hint_on_a_photo_draws_that_cell_only(tmp_path):
+    image = SAMPLES / "wikipedia_8x8.png"
+    truth = solve_puzzle(load_transcription(image)).values
+    run = kakuro("hint", "--json", str(image), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    hint = json.loads(run.stdout)
+    assert hint["digit"] == truth[(hint["row"] - 1, hint["col"] - 1)]
+    drawn = cv2.imread(str(tmp_path / "wikipedia_8x8.hint.png"))
+    assert kakuro("solve", str(image), "-o", "solved.png", cwd=tmp_path).returncode == 0
+    solved = cv2.imread(str(tmp_path / "solved.png"))
+    original = cv2.imread(str(image))
+    changed = lambda picture: int(np.count_nonzero(np.any(picture != original, axis=2)))  # noqa: E731
+    # One digit and a few outlines, not the solution: a small part of what solving draws.
+    assert 0 < changed(drawn) < 0.5 * changed(solved)
+
+
+@pytest.mark.slow
+def test_the_batch_summary_grades_each_solved_puzzle(tmp_path):
+    run = kakuro("batch", str(SAMPLES / "site_5x5.png"), "--out", str(tmp_path / "out"), "-j", "1")
+    assert run.returncode == 0, run.stderr
+    with open(tmp_path / "out" / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    graded = json.loads(kakuro("grade", "--json", str(SAMPLES / "site_5x5.txt")).stdout)["grade"]
+    assert [row["grade"] for row in rows] == [graded]
