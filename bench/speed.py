@@ -95,7 +95,7 @@ def stage_times(path: Path | None, image: np.ndarray | None = None) -> dict[str,
         total = time.perf_counter() - begin
     for inner, outer in NESTED.items():
         spent[outer] -= spent[inner]
-    spent["other"] = total - sum(spent[name] for name, _, _ in STAGES)
+    spent["other"] = total - sum(spent[name] for name in dict.fromkeys(name for name, _, _ in STAGES))
     spent["in-process"] = total + spent["load"]
     return spent
 
