@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from outputs import FORMATS, format_of_suffix, image_suffix, write_debug, write_image
-from pipeline import (PuzzleResult, Status, annotate_hint, annotate_image, hint_for, load_input, solve_image,
-                      solve_puzzle_file, worst_exit_code)
+from pipeline import (PuzzleResult, Status, annotate_hint, annotate_image, hint_for, load_input, read_progress,
+                      solve_image, solve_puzzle_file, worst_exit_code)
 from solver.combos import combinations, sum_range
 from solver.errors import ExitCode, KakuroError, MissingDependencyError, PuzzleFormatError, exit_code_for
 from solver.formats import format_text
@@ -31,12 +31,18 @@ __all__ = ["main", "build_parser", "ExitCode"]
 log = logging.getLogger("kakuro")
 
 
-def _print_result_text(res: PuzzleResult, index: int, total: int) -> None:
+def _print_result_text(res: PuzzleResult, index: int, total: int, *, reveal: bool = True) -> None:
     head = f"puzzle {index + 1} of {total}: " if total > 1 else ""
     if res.puzzle is not None:
         values = res.solution.values if res.solution and res.status in (Status.solved, Status.ambiguous,
                                                                           Status.answer_key) else {}
-        sys.stdout.write(format_text(res.puzzle, values))
+        # Not revealed: the grid with what the player wrote, no more.
+        sys.stdout.write(format_text(res.puzzle, values if reveal else {cell: d for cell, d, _ in res.written}))
+    if res.written and not reveal:
+        wrong = [cell for cell, _, ok in res.written if ok is False]
+        log.info("%s%d digit(s) written: %d right, %d wrong%s", head, len(res.written),
+                 sum(1 for *_, ok in res.written if ok), len(wrong),
+                 " (" + "; ".join(f"row {r + 1}, column {c + 1}" for r, c in wrong) + ")" if wrong else "")
     summary = {"solved": "solved; the solution is unique", "ambiguous": "solved, but NOT unique",
                "unsolvable": "no solution", "unreadable": "could not be read for certain",
                "answer-key": "an answer key (a solved grid), not a puzzle"}[res.status]
@@ -70,6 +76,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         log.error("%s", problem)
         return int(ExitCode.bad_args)
     puzzle, image = load_input(path)
+    reveal = args.reveal or not args.progress
     if puzzle is not None:
         results = [solve_puzzle_file(puzzle, time_limit_s=args.time_limit)]
     else:
@@ -79,9 +86,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
             if args.debug:
                 write_debug(Path(args.debug), path.stem, image, [])
             raise
+        if args.progress:
+            results = [read_progress(r) for r in results]
         info = read_image_info(path)
         out = out or Path(f"{path.stem}.solved{image_suffix(info, args.format)}")
-        write_image(out, annotate_image(image, results), info)
+        write_image(out, annotate_image(image, results, progress=args.progress, reveal=reveal), info)
         log.info("annotated image written to %s", out)
         if args.debug:
             write_debug(Path(args.debug), path.stem, image, results)
@@ -96,7 +105,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
         for i, res in enumerate(results):
-            _print_result_text(res, i, len(results))
+            _print_result_text(res, i, len(results), reveal=reveal or puzzle is not None)
     return int(worst_exit_code(r.status for r in results))
 
 
@@ -280,6 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=list(FORMATS), help="the annotated image's format (default: the input's: "
                                                            "JPEG for a JPEG or HEIC photo, WebP for WebP, else PNG)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--progress", action="store_true", help="a half-filled puzzle: read the digits written in it "
+                                                           "and mark each right (ticked) or wrong (circled)")
+    p.add_argument("--reveal", action="store_true", help="with --progress: draw the solution too")
     p.add_argument("--flat", metavar="OUT", help="also draw the solved puzzle flat, as printed, into OUT: .svg, "
                                                 ".pdf (digits as text) or .png (several puzzles of one image: "
                                                 "all in one file; one not solved: its status instead)")

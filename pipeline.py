@@ -33,11 +33,12 @@ from vision.grid import GridGeometry, locate_puzzles
 from vision.imageio import load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
+from vision.written import SURE as WRITTEN_SURE, read_written_digits
 from vision.read import (GridReading, complete_clue_border, read_answer_key, read_grid, read_numbers,
                          trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
-           "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
+           "read_progress", "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
 
 log = logging.getLogger("kakuro")
 
@@ -90,8 +91,8 @@ class PuzzleResult:
     suspects: tuple[tuple[tuple[int, int], str], ...] = ()
     seconds: float = 0.0
     #: Digits found written in white cells that the clues alone make unnecessary: the player's
-    #: entries, each (cell, digit, agrees with the solution).
-    written: tuple[tuple[tuple[int, int], int, bool], ...] = ()
+    #: entries, each (cell, digit, agrees with the solution; None where the puzzle is not solved).
+    written: tuple[tuple[tuple[int, int], int, bool | None], ...] = ()
     #: For an answer key (status ``answer-key``, its digits in ``solution``): the puzzle of the same
     #: image it answers (0-based) and whether that puzzle's solution agrees with it (None: that
     #: puzzle was not solved).
@@ -453,17 +454,26 @@ def _cells_text(cells: Iterable[Cell]) -> str:
     return ", ".join(f"row {r + 1}, column {c + 1}" for r, c in cells)
 
 
-def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray:
-    """The original image with each puzzle's solution, corrections and trouble spots drawn on it."""
+def annotate_image(image: np.ndarray, results: list[PuzzleResult], *, progress: bool = False,
+                   reveal: bool = True) -> np.ndarray:
+    """The original image with each puzzle's solution, corrections and trouble spots drawn on it.
+
+    The player's entries stay as written; a wrong one is circled, with the right digit beside it
+    where the solution is revealed. With ``progress``, right entries are ticked, and the solution
+    is drawn only where ``reveal``.
+    """
     out = image
     for res in results:
         if res.reading is None or res.status == Status.answer_key:
             continue
         values = dict(res.solution.values) if res.status == Status.solved and res.solution else {}
-        # The player's entries stay as written; a wrong one is circled with the right digit beside it.
-        wrong = tuple((cell, values[cell]) for cell, _, ok in res.written if not ok and cell in values)
+        wrong = tuple((cell, values[cell] if reveal else None) for cell, _, ok in res.written
+                      if ok is False and cell in values)
+        ticked = tuple(cell for cell, _, ok in res.written if ok) if progress else ()
         for cell, _, _ in res.written:
             values.pop(cell, None)
+        if not reveal:
+            values = {}
         corrected = tuple(sorted({c.cell for c in res.corrections}))
         conflicts: tuple = ()
         unreadable: tuple = ()
@@ -473,8 +483,53 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray
         elif res.status in (Status.unreadable, Status.ambiguous):
             unreadable = tuple(sorted({cell for cell, _ in res.suspects}))
         out = draw_solution(out, res.reading.H, res.reading.lattice, values, corrected=corrected,
-                            conflicts=conflicts, unreadable=unreadable, wrong=wrong)
+                            conflicts=conflicts, unreadable=unreadable, wrong=wrong, ticked=ticked)
     return out
+
+
+def read_progress(result: PuzzleResult) -> PuzzleResult:
+    """A half-filled puzzle's written digits (pen, pencil or typed), each compared with the solution.
+
+    The digits ``check`` already took for the player's entries stay; every other white cell that
+    is not a printed given is read for a handwritten digit, and a digit read surely joins
+    ``written``. Two equal digits written in one run, and a run written in full to a wrong sum,
+    are named in ``problems`` whether or not the puzzle was solved.
+    """
+    grid, puzzle = result.reading, result.puzzle
+    if grid is None or puzzle is None or result.status == Status.answer_key:
+        return result
+    values = dict(result.solution.values) if result.status == Status.solved and result.solution else {}
+    written = {cell: digit for cell, digit, _ in result.written}
+    open_cells = sorted(set(puzzle.whites) - set(puzzle.given_at) - set(written))
+    unsure = []
+    for cell, read in zip(open_cells, read_written_digits([grid.cell_image(cell) for cell in open_cells])):
+        if read.value is not None and read.confidence >= WRITTEN_SURE:
+            written[cell] = int(read.value)
+        elif read.alternatives:  # ink with a digit's look, not read for sure
+            unsure.append(cell)
+    if unsure:
+        log.info("digits written but not read for sure at %s: left unmarked", _cells_text(unsure))
+    marked = tuple((cell, digit, values[cell] == digit if values else None)
+                   for cell, digit in sorted(written.items()))
+    return dataclasses.replace(result, written=marked,
+                               problems=result.problems + _written_conflicts(puzzle, written))
+
+
+def _written_conflicts(puzzle: Puzzle, written: dict[Cell, int]) -> tuple[str, ...]:
+    """Runs the written digits break by the rules alone: a digit twice, or a full run's wrong sum."""
+    found = []
+    digits = {**puzzle.given_at, **written}
+    for run in puzzle.runs:
+        seen: dict[int, Cell] = {}
+        for cell in (cell for cell in run.cells if cell in digits):
+            first = seen.setdefault(digits[cell], cell)
+            if first != cell and (first in written or cell in written):
+                found.append(f"{_cells_text((first, cell))} both hold {digits[cell]} in one {run.direction} run")
+        if all(cell in digits for cell in run.cells) and any(cell in written for cell in run.cells) \
+                and sum(digits[cell] for cell in run.cells) != run.total:
+            found.append(f"the {run.direction} run of {run.total} from {_cells_text(run.cells[:1])} is written "
+                         f"in full but sums to {sum(digits[cell] for cell in run.cells)}")
+    return tuple(found)
 
 
 def hint_for(result: PuzzleResult, *, force: bool = False) -> Step | None:

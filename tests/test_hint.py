@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from conftest import ROOT, SAMPLES, SEEDS, load_transcription, read_tokens
+from conftest import IMAGES, ROOT, SAMPLES, SEEDS, load_transcription, read_tokens
 from solver.formats import parse_solution_grid
 from solver.solve import solve_puzzle
 
@@ -100,3 +100,55 @@ def test_the_batch_summary_grades_each_solved_puzzle(tmp_path):
         rows = list(csv.DictReader(f))
     graded = json.loads(kakuro("grade", "--json", str(SAMPLES / "site_5x5.txt")).stdout)["grade"]
     assert [row["grade"] for row in rows] == [graded]
+
+
+#: The digits the player typed into the game screenshot, transcribed by eye (row, col from 1; as
+#: in test_styles.py).
+_TYPED = {(4, 2): 2, (4, 3): 1, (4, 4): 3, (4, 7): 1, (4, 8): 3, (5, 2): 1, (5, 3): 2, (5, 8): 9}
+
+
+@pytest.mark.slow
+def test_progress_marks_each_entry_and_reveals_nothing_unasked(tmp_path):
+    image = IMAGES / "game_screenshot_entries_8x8.png"
+    solution = solve_puzzle(load_transcription(image)).values
+    right = {cell: solution[(cell[0] - 1, cell[1] - 1)] == digit for cell, digit in _TYPED.items()}
+    run = kakuro("solve", str(image), "--progress", "--json", "-o", "marked.png", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    (puzzle,) = json.loads(run.stdout)["puzzles"]
+    assert {(w["row"], w["col"]): (w["digit"], w["correct"]) for w in puzzle["written"]} == \
+        {cell: (digit, right[cell]) for cell, digit in _TYPED.items()}
+    # The text grid shows what the player wrote and no digit of the solution.
+    text = kakuro("solve", str(image), "--progress", "-o", "marked.png", cwd=tmp_path).stdout
+    shown = {(r + 1, c + 1): int(token) for r, row in enumerate(line.split() for line in text.splitlines())
+             for c, token in enumerate(row) if token.isdigit()}
+    assert shown == _TYPED
+    marked = cv2.imread(str(tmp_path / "marked.png"))
+    revealed = tmp_path / "revealed.png"
+    assert kakuro("solve", str(image), "--progress", "--reveal", "-o", str(revealed), cwd=tmp_path).returncode == 0
+    original = cv2.imread(str(image))
+    changed = lambda picture: int(np.count_nonzero(np.any(picture != original, axis=2)))  # noqa: E731
+    assert 0 < changed(marked) < changed(cv2.imread(str(revealed)))
+
+
+def _transcribed_pen_digits() -> dict[tuple[int, int], int]:
+    """The pen digits of the hand-filled photo as transcribed by eye (0-based; '?' cells left out)."""
+    rows = [line.split() for line in (ROOT / "tests" / "data" / "times2046_handfilled_written.txt").read_text()
+            .splitlines() if line.strip() and not line.startswith(";")]
+    return {(r, c): int(t) for r, row in enumerate(rows) for c, t in enumerate(row) if t.isdigit()}
+
+
+@pytest.mark.slow
+def test_progress_on_a_puzzle_filled_in_pen_marks_only_digits_read_for_sure(tmp_path):
+    image = SAMPLES / "times2046_photo_handfilled.png"
+    seen = _transcribed_pen_digits()
+    solution = solve_puzzle(load_transcription(image)).values
+    run = kakuro("solve", str(image), "--progress", "--json", "-o", "marked.png", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    (puzzle,) = json.loads(run.stdout)["puzzles"]
+    marked = {(w["row"] - 1, w["col"] - 1): (w["digit"], w["correct"]) for w in puzzle["written"]}
+    # Every digit marked is one a person reads there, and judged against the published solution.
+    for cell, (digit, correct) in marked.items():
+        assert cell in seen and digit == seen[cell], (cell, digit, seen.get(cell))
+        assert correct == (solution[cell] == digit)
+    # Most of the legible pen digits are read, not left unmarked.
+    assert len(marked) >= 0.5 * len(seen)

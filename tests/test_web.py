@@ -22,10 +22,15 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
     from fastapi.testclient import TestClient  # noqa: E402
 
 import cli  # noqa: E402
-from solver.formats import grid_tokens, parse_text  # noqa: E402
+from solver.formats import grid_tokens, load_puzzle, parse_text  # noqa: E402
 from web.app import create_app  # noqa: E402
 
-from conftest import ROOT, SAMPLES  # noqa: E402
+from checks import filling_problems  # noqa: E402
+from conftest import IMAGES, ROOT, SAMPLES  # noqa: E402
+
+#: The digits the player typed into the game screenshot, transcribed by eye (row, col from 1; as in
+#: test_styles.py): two of them are wrong.
+TYPED = {(4, 2): 2, (4, 3): 1, (4, 4): 3, (4, 7): 1, (4, 8): 3, (5, 2): 1, (5, 3): 2, (5, 8): 9}
 from web_server import free_port, running_server  # noqa: E402
 
 
@@ -176,6 +181,69 @@ def test_check_marks_a_bad_clue_by_row_and_col(client, read_5x5):
 def test_malformed_grids_get_422(client, body, expected):
     resp = client.post("/api/check", json=body)
     assert resp.status_code == 422 and expected in resp.json()["error"]
+
+
+def _decoded(client, url: str) -> np.ndarray:
+    resp = client.get(url)
+    assert resp.status_code == 200
+    return cv2.imdecode(np.frombuffer(resp.content, np.uint8), cv2.IMREAD_COLOR)
+
+
+def test_a_hint_on_a_read_photo_is_drawn_on_it(client, read_5x5):
+    [puzzle] = read_5x5["puzzles"]
+    assert _sums_hold(puzzle["grid"], puzzle["solution"])
+    doc = client.post("/api/hint", json={"grid": puzzle["grid"], "photo": read_5x5["photo"]["id"], "index": 0}).json()
+    step = doc["step"]
+    assert step["digit"] == puzzle["solution"][step["row"] - 1][step["col"] - 1]
+    assert [step["row"], step["col"]] in step["cells"] and doc["wrong"] == []
+    photo = read_5x5["photo"]
+    assert _decoded(client, doc["annotated"]).shape[:2] == (photo["height"], photo["width"])
+    # The grade of the puzzle read: graded by the techniques, every white cell one step.
+    whites = sum(token == "." for row in puzzle["grid"] for token in row)
+    assert sum(puzzle["grade"]["techniques"].values()) == whites and puzzle["grade"]["grade"] in (
+        "easy", "medium", "hard", "expert")
+
+
+@pytest.fixture(scope="module")
+def read_entries(client):
+    """The game screenshot with eight digits typed by the player."""
+    with open(IMAGES / "game_screenshot_entries_8x8.png", "rb") as f:
+        resp = client.post("/api/read", files={"file": ("entries.png", f, "image/png")})
+    assert resp.status_code == 200, resp.text
+    return resp.json()
+
+
+def test_check_my_progress_on_a_photo_with_typed_entries(client, read_entries):
+    truth = load_puzzle(IMAGES / "game_screenshot_entries_8x8.txt")
+    [p] = read_entries["puzzles"]
+    assert (p["status"], p["grid"]) == ("solved", grid_tokens(truth))  # the entries are not in the puzzle
+    solution = {(r + 1, c + 1): d for r, row in enumerate(p["solution"]) for c, d in enumerate(row) if d}
+    assert filling_problems(truth, {(r - 1, c - 1): d for (r, c), d in solution.items()}) == []
+    right = {cell: solution[cell] == digit for cell, digit in TYPED.items()}
+    assert sum(not ok for ok in right.values()) == 2
+    assert {(w["row"], w["col"]): (w["digit"], w["correct"]) for w in p["written"]} == \
+        {cell: (TYPED[cell], right[cell]) for cell in TYPED}
+    assert p["grade"] is not None  # the clues alone have one solution: graded without the entries
+    # The photo with the entries checked and nothing of the solution, as large as the photo.
+    photo = read_entries["photo"]
+    assert _decoded(client, read_entries["progress"]).shape[:2] == (photo["height"], photo["width"])
+
+    entries = [{"row": r, "col": c, "digit": d} for (r, c), d in TYPED.items()]
+    wrong = sorted([r, c] for (r, c), ok in right.items() if not ok)
+    body = {"grid": p["grid"], "entries": entries, "photo": photo["id"], "index": 0}
+    doc = client.post("/api/hint", json=body).json()
+    assert (doc["step"], doc["wrong"], doc["annotated"]) == (None, wrong, None)
+    # With the wrong ones put right, the hint is the next step, drawn on the photo.
+    fixed = [{**e, "digit": solution[(e["row"], e["col"])]} for e in entries]
+    doc = client.post("/api/hint", json={**body, "entries": fixed}).json()
+    step = doc["step"]
+    assert doc["wrong"] == [] and all(w["correct"] for w in doc["written"])
+    assert (step["row"], step["col"]) not in TYPED and step["digit"] == solution[(step["row"], step["col"])]
+    assert _decoded(client, doc["annotated"]).shape[:2] == (photo["height"], photo["width"])
+    # Solving the grid with the entries checks them the same way, and redraws the photo.
+    doc = client.post("/api/solve", json=body).json()
+    assert (doc["status"], doc["written"], doc["grade"]) == ("solved", p["written"], p["grade"])
+    assert _decoded(client, doc["annotated"]).shape[:2] == (photo["height"], photo["width"])
 
 
 @pytest.fixture(scope="module")

@@ -45,8 +45,9 @@ def draw_solution(
     corrected: tuple[Cell, ...] = (),
     conflicts: tuple[tuple[Cell, tuple[Cell, ...]], ...] = (),
     unreadable: tuple[Cell, ...] = (),
-    wrong: tuple[tuple[Cell, int], ...] = (),
+    wrong: tuple[tuple[Cell, int | None], ...] = (),
     marked: tuple[Cell, ...] = (),
+    ticked: tuple[Cell, ...] = (),
 ) -> np.ndarray:
     """Return a copy of ``image`` with solution digits and marks drawn in its perspective.
 
@@ -66,9 +67,11 @@ def draw_solution(
         Runs that could not be satisfied: outlined in red.
     unreadable : tuple of (row, col)
         Cells that could not be read: crossed in red.
-    wrong : tuple of ((row, col), digit)
+    wrong : tuple of ((row, col), digit or None)
         Digits written wrongly in white cells: circled in red, with the right digit in a corner
-        (the written one stays readable under the circle).
+        (the written one stays readable under the circle); no digit where it is None.
+    ticked : tuple of (row, col)
+        Digits written rightly in white cells: a green tick in the cell's upper right corner.
     marked : tuple of (row, col)
         Cells a hint's reasoning uses: outlined in green.
     """
@@ -110,8 +113,16 @@ def draw_solution(
         corner = (x0 + (x1 - x0) * 0.62, y0 + (y1 - y0) * 0.02, x1, y0 + (y1 - y0) * 0.4)
         for target, col in ((canvas, CONFLICT_BGR), (mask, 255)):
             cv2.circle(target, centre, int((x1 - x0) * 0.4), col, thick)
-        _put_centered(canvas, str(digit), corner, SOLUTION_BGR)
-        _put_centered(mask, str(digit), corner, 255)
+        if digit is not None:
+            _put_centered(canvas, str(digit), corner, SOLUTION_BGR)
+            _put_centered(mask, str(digit), corner, 255)
+    for r, c in ticked:
+        x0, y0, x1, y1 = _cell_box(lattice, r, c)
+        w, h = x1 - x0, y1 - y0
+        tick = np.array([[x0 + 0.66 * w, y0 + 0.16 * h], [x0 + 0.75 * w, y0 + 0.27 * h],
+                         [x0 + 0.92 * w, y0 + 0.06 * h]])
+        for target, col in ((canvas, HINT_BGR), (mask, 255)):
+            cv2.polylines(target, [np.rint(tick).astype(np.int32)], False, col, max(2, int(w * 0.06)), cv2.LINE_AA)
 
     # Only the grid's bounding box in the source changes: warp into that box, not the whole photo.
     Hinv = np.linalg.inv(H)

@@ -85,6 +85,10 @@ class GridReading:
             edges.append(ShadowEdge(e.row, e.col, (float(p[0]), float(p[1])), (float(n[0]), float(n[1])), e.gain))
         return edges
 
+    def cell_image(self, cell: Cell) -> np.ndarray:
+        """One cell cut from the straightened grid (with a little of its border lines)."""
+        return _cell_crop(self.rectified, self.rectified_lattice, *cell)
+
     def _side_ink(self, side: tuple[Cell, str]) -> np.ndarray | None:
         # Only readings with a rival compare numbers, so the halves are cut on demand.
         cell, _ = side

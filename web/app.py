@@ -7,9 +7,16 @@ Endpoints (every error is ``{"error": "one line"}`` with a 4xx/5xx status):
   solved (the README's JSON contract per puzzle, plus ``text``, ``checks`` and the annotated image)
 - ``GET  /api/image/{id}``   an annotated image made by ``/api/read`` or ``/api/solve``, in the upload's
   format as ``kakuro solve`` writes it (JPEG for a JPEG or HEIC photo, WebP for WebP, else PNG)
-- ``POST /api/solve``        ``{"grid": [[token, ...], ...], "photo": id?, "index": k?}`` -> solution,
-  uniqueness and problems; with ``photo`` the solution is also drawn on that photo
+- ``POST /api/solve``        ``{"grid": [[token, ...], ...], "photo": id?, "index": k?, "entries": [...]?}``
+  -> solution, uniqueness, grade, problems and the player's entries checked; with ``photo`` the
+  solution is also drawn on that photo
+- ``POST /api/hint``         the same body (and ``force``) -> the next step a person could take, and
+  why, or which entries are wrong; never the rest of the solution
 - ``POST /api/check``        ``{"grid": ...}`` -> the rules each clue, run and cell breaks (for live marks)
+
+The player's entries are digits in white cells that are not part of the puzzle: ``entries``
+(``[{"row", "col", "digit"}]``) names them, and a digit in the grid's white cells is one too where
+the clues alone have one solution (as ``kakuro solve`` tells a photo's written digits from givens).
 
 Rows and columns in answers count from 1, as in the README's JSON. Heavy work runs in Starlette's
 threadpool (plain ``def`` endpoints), so one slow photo does not hold up other requests.
@@ -17,6 +24,7 @@ threadpool (plain ``def`` endpoints), so one slow photo does not hold up other r
 from __future__ import annotations
 
 import base64
+import dataclasses
 import logging
 import os
 import re
@@ -40,17 +48,18 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outputs import encode_image, image_suffix
-from pipeline import PuzzleResult, annotate_image, solve_image, solve_puzzle_file
+from pipeline import PuzzleResult, Status, annotate_hint, annotate_image, solve_image, solve_puzzle_file
 from solver.combos import combinations
 from solver.errors import InvalidPuzzleError, KakuroError, Problem
 from solver.formats import format_text, puzzle_from_json
-from solver.model import Puzzle
+from solver.model import Cell, Puzzle
+from solver.techniques import Step, grade, next_step
 from solver.validate import validate_puzzle
 from vision.errors import ImageLoadError
 from vision.imageio import ImageInfo, load_image, read_image_info
 from vision.overlay import draw_solution
 
-__all__ = ["create_app", "check_grid", "MAX_UPLOAD_BYTES", "MAX_GRID_SIDE"]
+__all__ = ["create_app", "check_grid", "hint_grid", "MAX_UPLOAD_BYTES", "MAX_GRID_SIDE"]
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +92,26 @@ class GridRequest(BaseModel):
     photo: str | None = None
     index: int = Field(0, ge=0)
     time_limit: float = Field(10.0, gt=0, le=60)
+
+
+class Entry(BaseModel):
+    """A digit the player entered in a white cell (row and column from 1)."""
+
+    row: int = Field(ge=1, le=MAX_GRID_SIDE)
+    col: int = Field(ge=1, le=MAX_GRID_SIDE)
+    digit: int = Field(ge=1, le=9)
+
+
+class SolveRequest(GridRequest):
+    """Body of /api/solve: a grid, and the player's entries to check against its solution."""
+
+    entries: list[Entry] = Field(default_factory=list, max_length=MAX_GRID_SIDE * MAX_GRID_SIDE)
+
+
+class HintRequest(SolveRequest):
+    """Body of /api/hint; ``force`` gives a cell proved by search where no technique applies."""
+
+    force: bool = False
 
 
 @dataclass(frozen=True)
@@ -216,8 +245,20 @@ def _layout_tokens(result: PuzzleResult) -> list[list[str]] | None:
             for r in range(reading.n_rows)]
 
 
+def _grade_json(result: PuzzleResult) -> dict[str, Any] | None:
+    """How hard the puzzle is (``kakuro grade``): only a puzzle with exactly one solution is graded."""
+    if result.status != Status.solved or result.puzzle is None:
+        return None
+    try:
+        return grade(result.puzzle).to_json()
+    except ValueError as exc:  # pragma: no cover - the solver proved one solution
+        log.warning("not graded: %s", exc)
+        return None
+
+
 def _result_json(result: PuzzleResult) -> dict[str, Any]:
     doc = result.to_json()
+    doc["grade"] = _grade_json(result)
     # The clues the reader's rules trust least: where to look first when the grid is not solved.
     doc["suspects"] = [{"row": r + 1, "col": c + 1, "direction": d} for (r, c), d in result.suspects]
     puzzle = result.puzzle
@@ -232,6 +273,131 @@ def _result_json(result: PuzzleResult) -> dict[str, Any]:
         doc["text"] = None
         doc["layout"] = _layout_tokens(result)
     return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# The player's entries: checked against the solution, and the next step from them
+
+
+def _entries_from_request(entries: list[Entry], puzzle: Puzzle) -> dict[Cell, int]:
+    """``entries`` as 0-based cells; each must be a white cell that is not given another digit."""
+    out: dict[Cell, int] = {}
+    for e in entries:
+        cell = (e.row - 1, e.col - 1)
+        if cell not in puzzle.whites:
+            raise ApiError(422, f"entries: row {e.row}, column {e.col} is not a white cell of the grid")
+        given = puzzle.given_at.get(cell)
+        if given is not None and given != e.digit:
+            raise ApiError(422, f"entries: row {e.row}, column {e.col} is given as {given}, not {e.digit}")
+        if given is None:
+            out[cell] = e.digit
+    return out
+
+
+def _solve_grid(grid: list[list[str | int | None]], entries: list[Entry], time_limit_s: float
+                ) -> tuple[dict[str, Any], list[list[str]], PuzzleResult | None, dict[Cell, int]]:
+    """Check and solve a grid apart from the player's entries, and check each entry against the solution.
+
+    A digit in the grid's white cells is a given only where the clues need it: where the clues
+    alone have one solution, every digit in a white cell is the player's (as ``kakuro solve``
+    tells a photo's written digits from printed givens), and a wrong one breaking a run does not
+    make the grid invalid.
+
+    Returns
+    -------
+    checks : dict
+        :func:`check_grid` of the puzzle as solved (without the entries).
+    tokens : list of list of str
+        The grid's tokens, normalised.
+    result : PuzzleResult or None
+        None for a grid that breaks the rules; ``written`` holds each entry and whether it is
+        right where the puzzle has one solution.
+    filled : dict
+        Every entry, 0-based.
+    """
+    checks = check_grid(grid)
+    tokens, _ = _grid_from_request(grid)
+    digits = any(t.isdigit() for row in tokens for t in row)
+    bare_checks = checks
+    if not checks["ok"] and digits:
+        bare_checks = check_grid([["." if t.isdigit() else t for t in row] for row in tokens])
+    if not bare_checks["ok"]:
+        return checks, tokens, None, {}
+    puzzle = puzzle_from_json({"grid": tokens})
+    filled = _entries_from_request(entries, puzzle)
+    result = None
+    if puzzle.givens:
+        bare = solve_puzzle_file(puzzle.with_givens({}), time_limit_s=time_limit_s)
+        if bare.status == Status.solved:
+            result, filled, checks = bare, {**puzzle.given_at, **filled}, bare_checks
+    if result is None:
+        if not checks["ok"]:  # the digits break a run and the clues need them: givens, wrong
+            return checks, tokens, None, {}
+        result = solve_puzzle_file(puzzle, time_limit_s=time_limit_s)
+    if filled and result.status == Status.solved and result.solution is not None:
+        values = result.solution.values
+        written = tuple((cell, digit, values.get(cell) == digit) for cell, digit in sorted(filled.items()))
+        result = dataclasses.replace(result, written=written)
+    return checks, tokens, result, filled
+
+
+def _cells_said(cells: list[Cell]) -> str:
+    said = [f"row {r + 1}, column {c + 1}" for r, c in cells]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def hint_grid(grid: list[list[str | int | None]], entries: list[Entry] = (), *, force: bool = False,
+              time_limit_s: float = 10.0) -> tuple[dict[str, Any], PuzzleResult | None, Step | None]:
+    """The next step a person could take in ``grid`` with the player's ``entries``, as ``kakuro hint``.
+
+    Returns
+    -------
+    doc : dict
+        ``status`` (the puzzle's verdict, ``invalid`` for a grid that breaks the rules), ``step``
+        (``{row, col, digit, technique, explanation, cells}`` from 1, or None), ``explanation``
+        (the step's sentence, or why there is none), ``wrong`` (entries that disagree with the
+        solution: then no step is given, the player puts them right first), ``written`` (every
+        entry, right or not, as in ``/api/read``), ``stuck`` (no technique applies; ``force`` gives
+        a cell proved by search) and ``full`` (every white cell is filled).
+    result, step
+        The solved puzzle (None for an invalid grid) and the step, to draw on a photo.
+    """
+    doc: dict[str, Any] = {"status": "invalid", "step": None, "explanation": "", "wrong": [], "written": [],
+                           "stuck": False, "full": False}
+    checks, _, result, filled = _solve_grid(grid, list(entries), time_limit_s)
+    if result is None:
+        doc["explanation"] = "no hint: the grid breaks the rules (" + checks["problems"][0]["message"] + \
+            "); fix the cells marked red first"
+        return doc, None, None
+    doc["status"] = str(result.status)
+    doc["written"] = result.to_json()["written"]
+    if result.status not in (Status.solved, Status.ambiguous):
+        why = result.problems[0] if result.problems else "the clues have no solution"
+        doc["explanation"] = f"no hint: {why}; check the clues first"
+        return doc, result, None
+    wrong = [cell for cell, _, ok in result.written if ok is False]
+    if wrong:
+        # A hint past a wrong digit would build on it: name it (not its right digit) instead.
+        doc["wrong"] = [[r + 1, c + 1] for r, c in wrong]
+        is_, it = ("is", "it") if len(wrong) == 1 else ("are", "them")
+        doc["explanation"] = f"{_cells_said(wrong)} {is_} wrong: clear {it} or put {it} right, then ask for a hint again"
+        return doc, result, None
+    try:
+        step = next_step(result.puzzle, filled, force=force)
+    except ValueError as exc:  # entries in a puzzle with several solutions that break a run
+        doc["explanation"] = f"no hint: the digits entered contradict the clues ({exc})"
+        return doc, result, None
+    if step is not None:
+        doc["step"] = step.to_json()
+        doc["explanation"] = step.explanation
+    elif result.puzzle.whites <= set(result.puzzle.given_at) | set(filled):
+        doc["full"] = True
+        doc["explanation"] = "every white cell is filled in"
+    else:
+        doc["stuck"] = True
+        doc["explanation"] = "no step follows from the techniques alone; ask again with force for a cell " \
+                             "proved by search"
+    return doc, result, step
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,13 +509,18 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
             except KakuroError as exc:  # no grid on the image, most often
                 raise ApiError(422, f"{name}: {exc}") from exc
             annotated = annotate_image(image, results)
+            checked = _progress_image(image, results)
         photo_id = photos.put(_Photo(image, tuple(results), info), image.nbytes)
         encoded = _annotated_bytes(annotated, info)
         image_id = images.put(encoded, len(encoded[0]))
+        progress = None
+        if checked is not None:
+            encoded = _annotated_bytes(checked, info)
+            progress = f"/api/image/{images.put(encoded, len(encoded[0]))}"
         h, w = image.shape[:2]
         doc = {"input": name, "seconds": round(time.perf_counter() - start, 3),
                "photo": {"id": photo_id, "width": w, "height": h, "preview": _preview_data_url(image)},
-               "annotated": f"/api/image/{image_id}",
+               "annotated": f"/api/image/{image_id}", "progress": progress,
                "puzzles": [_result_json(r) for r in results]}
         return JSONResponse(doc)
 
@@ -369,44 +540,76 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
         return JSONResponse(check_grid(body.grid))
 
     @app.post("/api/solve")
-    def solve(body: GridRequest) -> JSONResponse:
-        checks = check_grid(body.grid)
-        tokens, _ = _grid_from_request(body.grid)
-        if not checks["ok"]:
+    def solve(body: SolveRequest) -> JSONResponse:
+        try:
+            checks, tokens, result, _ = _solve_grid(body.grid, body.entries, body.time_limit)
+        except InvalidPuzzleError as exc:  # pragma: no cover - check_grid found these already
+            raise ApiError(422, str(exc)) from exc
+        if result is None:
             problems = [p["message"] for p in checks["problems"]]
             return JSONResponse({"status": "invalid", "rows": checks["rows"], "cols": checks["cols"],
                                  "grid": tokens, "solution": None, "unique": None, "corrections": [],
-                                 "problems": problems, "checks": checks, "text": None, "annotated": None})
-        puzzle = puzzle_from_json({"grid": tokens})
-        try:
-            result = solve_puzzle_file(puzzle, time_limit_s=body.time_limit)
-        except InvalidPuzzleError as exc:  # pragma: no cover - check_grid found these already
-            raise ApiError(422, str(exc)) from exc
+                                 "problems": problems, "written": [], "grade": None, "checks": checks,
+                                 "text": None, "annotated": None})
         doc = _result_json(result)
         doc["annotated"] = None
         photo = photos.get(body.photo) if body.photo else None
         if photo is not None:
-            encoded = _draw_on_photo(photo, body.index, puzzle, result)
+            encoded = _draw_on_photo(photo, body.index, result)
             if encoded is not None:
                 doc["annotated"] = f"/api/image/{images.put(encoded, len(encoded[0]))}"
+        return JSONResponse(doc)
+
+    @app.post("/api/hint")
+    def hint(body: HintRequest) -> JSONResponse:
+        doc, result, step = hint_grid(body.grid, body.entries, force=body.force, time_limit_s=body.time_limit)
+        doc["annotated"] = None
+        photo = photos.get(body.photo) if body.photo else None
+        if photo is not None and step is not None and _fits(photo, body.index, result.puzzle):
+            drawn = annotate_hint(photo.image, photo.results[body.index], step)
+            encoded = _annotated_bytes(drawn, photo.info)
+            doc["annotated"] = f"/api/image/{images.put(encoded, len(encoded[0]))}"
         return JSONResponse(doc)
 
     return app
 
 
-def _draw_on_photo(photo: _Photo, index: int, puzzle: Puzzle, result: PuzzleResult) -> tuple[bytes, str] | None:
-    """The edited puzzle's solution drawn on the photo it was read from; None if it no longer fits."""
+def _fits(photo: _Photo, index: int, puzzle: Puzzle) -> bool:
+    """Whether ``puzzle`` can be drawn on the photo's puzzle ``index``: read there, of the same size."""
     if index >= len(photo.results):
+        return False
+    reading = photo.results[index].reading
+    return reading is not None and (reading.n_rows, reading.n_cols) == (puzzle.n_rows, puzzle.n_cols)
+
+
+def _draw_on_photo(photo: _Photo, index: int, result: PuzzleResult) -> tuple[bytes, str] | None:
+    """The edited puzzle's solution drawn on the photo it was read from; None if it no longer fits.
+
+    As ``kakuro solve`` draws it: the player's entries stay as written, a wrong one circled with
+    the right digit beside it."""
+    puzzle = result.puzzle
+    if not _fits(photo, index, puzzle):
         return None
     read = photo.results[index]
     reading = read.reading
-    if reading is None or (reading.n_rows, reading.n_cols) != (puzzle.n_rows, puzzle.n_cols):
-        return None
     values = dict(result.solution.values) if result.status == "solved" and result.solution else {}
+    wrong = tuple((cell, values[cell]) for cell, _, ok in result.written if ok is False and cell in values)
+    for cell, _, _ in result.written:
+        values.pop(cell, None)
     # Clues that differ from what the reader saw: the reader's own corrections and the user's edits.
     changed = {c.cell for c in read.corrections}
     if read.puzzle is not None:
         before = read.puzzle.clue_at
         changed |= {cell for cell, clue in puzzle.clue_at.items() if before.get(cell) != clue}
-    drawn = draw_solution(photo.image, reading.H, reading.lattice, values, corrected=tuple(sorted(changed)))
+    drawn = draw_solution(photo.image, reading.H, reading.lattice, values, corrected=tuple(sorted(changed)),
+                          wrong=wrong)
     return _annotated_bytes(drawn, photo.info)
+
+
+def _progress_image(image: np.ndarray, results: list[PuzzleResult]) -> np.ndarray | None:
+    """The photo with the player's entries checked and nothing of the solution (``kakuro solve
+    --progress`` without ``--reveal``): a wrong entry circled in red, a right one ticked in green.
+    None where no puzzle on the photo has entries."""
+    if not any(res.written for res in results):
+        return None
+    return annotate_image(image, results, progress=True, reveal=False)

@@ -1,5 +1,8 @@
-// The page: upload a photo, show what was read, edit the grid with live checks, solve.
+// The page: upload a photo, show what was read, edit the grid with live checks, solve; or solve it
+// yourself: a hint for the next cell, the player's digits checked right or wrong, the solution
+// hidden until revealed.
 // The grid is kept as text-format tokens ("#", ".", "5", "23\16"); the server does all the rules.
+// A digit in a white cell is a given (part of the puzzle) or the player's entry: `givens` says which.
 "use strict";
 
 const MAX_UPLOAD_MB = 20;
@@ -15,7 +18,13 @@ const state = {
   readTokens: null,    // the grid as read, to mark what the user changed
   corrected: new Set(),// "r,c" (0-based) of clues the reader's rules corrected
   suspects: new Set(), // "r,c" (0-based) of clues the reader trusts least, when not solved
-  annotated: null,     // URL of the annotated image
+  givens: null,        // Set of "r,c" (0-based) whose digit belongs to the puzzle; every other digit in a
+                       // white cell is the player's entry. null: not known yet (a grid typed by hand)
+  marks: new Map(),    // "r,c" (0-based) -> true / false: an entry checked right or wrong
+  hint: null,          // {row, col, digit, cells: Set of "r,c"} (0-based) of the hint shown
+  revealed: true,      // whether the solution's digits are shown in the empty white cells
+  readAnnotated: null, // URL of the annotated image made by the read (every puzzle of the photo)
+  images: {solved: null, progress: null, hint: null},  // URLs: the solution, the entries checked, the hint
   checkSeq: 0,
   checkTimer: null,
 };
@@ -78,12 +87,14 @@ function uploadFile(file) {
 }
 
 function setBusy(busy) {
-  for (const id of ["solve", "new-grid"]) $(id).disabled = busy;
+  for (const id of ["solve", "new-grid", "hint", "check-progress", "hint-force"]) $(id).disabled = busy;
 }
 
 function showReading(doc) {
   state.photo = doc.photo;
   state.puzzles = doc.puzzles;
+  state.readAnnotated = doc.annotated;
+  state.progressImage = doc.progress || null;
   const select = $("puzzle-select");
   select.innerHTML = "";
   doc.puzzles.forEach((p, i) => {
@@ -94,27 +105,42 @@ function showReading(doc) {
   });
   select.hidden = doc.puzzles.length < 2;
   $("photo-pane").hidden = false;
-  choosePuzzle(0, doc.annotated);
+  choosePuzzle(0);
   const n = doc.puzzles.length;
   const solved = doc.puzzles.filter((p) => p.status === "solved").length;
+  const written = doc.puzzles.some((p) => p.written && p.written.length);
   setStatus(`${doc.input}: ${n} puzzle${n > 1 ? "s" : ""} found, ${solved} solved (${doc.seconds} s). ` +
-            "Check the clues against the photo; edit any that are wrong and press Solve.");
+            (written ? "Your digits are checked below; the solution stays hidden until you reveal it."
+                     : "Check the clues against the photo; edit any that are wrong and press Solve."));
 }
 
-function choosePuzzle(index, annotated) {
+function choosePuzzle(index) {
   state.index = index;
   const p = state.puzzles[index];
-  const tokens = p.grid || p.layout || [["#"]];
+  const tokens = (p.grid || p.layout || [["#"]]).map((row) => row.slice());
   state.readTokens = p.grid ? tokens.map((row) => row.slice()) : null;
   state.corrected = new Set((p.corrections || []).map((c) => `${c.row - 1},${c.col - 1}`));
   state.suspects = p.status === "solved" ? new Set()
     : new Set((p.suspects || []).map((c) => `${c.row - 1},${c.col - 1}`));
+  // The digits written on the photo are the player's: back in their cells, checked, and the
+  // solution kept hidden until asked for ("check my progress").
+  const written = p.grid ? (p.written || []) : [];
+  for (const w of written) tokens[w.row - 1][w.col - 1] = String(w.digit);
   loadTokens(tokens);
-  drawPhoto(annotated);
-  showResult(p, annotated);
+  state.givens = p.grid ? digitCells(p.grid) : null;
+  state.revealed = written.length === 0;
+  state.images = {solved: state.readAnnotated, progress: written.length ? state.progressImage : null, hint: null};
+  drawPhoto();
+  showResult(p);
 }
 
-function drawPhoto(annotated) {
+function digitCells(grid) {
+  const cells = new Set();
+  grid.forEach((row, r) => row.forEach((t, c) => { if (/^[1-9]$/.test(String(t))) cells.add(`${r},${c}`); }));
+  return cells;
+}
+
+function drawPhoto() {
   const svg = $("photo-svg");
   const {width, height, preview} = state.photo;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -130,18 +156,27 @@ function drawPhoto(annotated) {
     const poly = document.createElementNS(ns, "polygon");
     poly.setAttribute("points", p.corners.map(([x, y]) => `${x},${y}`).join(" "));
     poly.setAttribute("class", i === state.index ? "found" : "other");
-    poly.addEventListener("click", () => { $("puzzle-select").value = i; choosePuzzle(i, state.annotated); });
+    poly.addEventListener("click", () => { $("puzzle-select").value = i; choosePuzzle(i); });
     svg.appendChild(poly);
   });
-  setAnnotated(annotated);
+  updatePhoto();
 }
 
-function setAnnotated(url) {
-  state.annotated = url || null;
-  const toggle = $("photo-toggle");
-  toggle.hidden = !url;
-  if (url) {
-    $("annotated").src = url;
+function currentImage() {
+  // The solved photo only once the solution is revealed; else the hint, or the entries checked.
+  const images = state.images;
+  if (state.revealed && images.solved) return {url: images.solved, label: "Show solved photo"};
+  if (images.hint) return {url: images.hint, label: "Show the hint on the photo"};
+  if (images.progress) return {url: images.progress, label: "Show your digits checked"};
+  return null;
+}
+
+function updatePhoto() {
+  if (!state.photo) return;
+  const image = currentImage();
+  $("photo-toggle").hidden = !image;
+  if (image) {
+    if ($("annotated").getAttribute("src") !== image.url) $("annotated").src = image.url;
     showAnnotated(true);
   } else {
     showAnnotated(false);
@@ -149,9 +184,11 @@ function setAnnotated(url) {
 }
 
 function showAnnotated(show) {
+  const image = currentImage();
+  show = show && !!image;
   $("annotated").hidden = !show;
   $("photo-svg").style.display = show ? "none" : "";
-  $("photo-toggle").textContent = show ? "Show the found grid" : "Show solved photo";
+  $("photo-toggle").textContent = show ? "Show the found grid" : (image ? image.label : "");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -166,6 +203,11 @@ function emptyTokens(rows, cols) {
 function loadTokens(tokens) {
   state.tokens = tokens.map((row) => row.map((t) => String(t)));
   state.solution = null;
+  state.marks = new Map();
+  state.hint = null;
+  showHint(null);
+  showGrade(null);
+  $("progress").hidden = true;
   $("rows").value = tokens.length;
   $("cols").value = tokens[0].length;
   renderGrid();
@@ -197,17 +239,40 @@ function cellInput(r, c) {
   return $("grid").querySelector(`.cell[data-row="${r + 1}"][data-col="${c + 1}"]`);
 }
 
+function isEntry(r, c) {
+  // A digit the player entered: in a white cell, and not one the puzzle gives.
+  return /^[1-9]$/.test(state.tokens[r][c]) && state.givens !== null && !state.givens.has(`${r},${c}`);
+}
+
 function paintCell(input, r, c) {
   const token = state.tokens[r][c];
   const white = isWhite(token);
-  const solved = state.solution && state.solution[r] && state.solution[r][c];
-  input.classList.remove("white", "black", "clue", "given", "solution");
+  const key = `${r},${c}`;
+  const shown = state.revealed && state.solution && state.solution[r] && state.solution[r][c];
+  input.classList.remove("white", "black", "clue", "given", "solution", "entry", "entry-right", "entry-wrong",
+                         "hint", "hint-used");
+  input.placeholder = "";
+  delete input.dataset.hint;
   if (white) {
+    const digit = /^[1-9]$/.test(token);
+    const entry = digit && isEntry(r, c);
     input.classList.add("white");
-    if (/^[1-9]$/.test(token)) input.classList.add("given");
-    else if (solved) input.classList.add("solution");
-    input.value = /^[1-9]$/.test(token) ? token : (solved ? String(solved) : "");
+    if (entry) {
+      input.classList.add("entry");
+      if (state.marks.has(key)) input.classList.add(state.marks.get(key) ? "entry-right" : "entry-wrong");
+    } else if (digit) {
+      input.classList.add("given");
+    } else if (shown) {
+      input.classList.add("solution");
+    }
+    input.value = digit ? token : (shown ? String(shown) : "");
     input.inputMode = "numeric";
+    if (state.hint && state.hint.cells.has(key)) input.classList.add("hint-used");
+    if (state.hint && state.hint.row === r && state.hint.col === c) {
+      input.classList.add("hint");
+      input.dataset.hint = state.hint.digit;
+      if (!digit) input.placeholder = String(state.hint.digit);
+    }
   } else {
     input.classList.add(token === "#" ? "black" : "clue");
     input.value = token === "#" ? "" : token;
@@ -246,6 +311,13 @@ function onCellInput(event) {
   const wasWhite = isWhite(state.tokens[r][c]);
   const token = tokenFromTyping(input.value, wasWhite);
   state.tokens[r][c] = token;
+  if (wasWhite && isWhite(token) && state.givens !== null && !state.givens.has(`${r},${c}`)) {
+    // The player's digit: the puzzle is unchanged, its solution stands (hidden or not).
+    state.marks.delete(`${r},${c}`);
+    if (state.hint) clearHint();
+    paintCell(input, r, c);
+    return;
+  }
   clearSolution();
   if (isWhite(token) !== wasWhite) {
     paintCell(input, r, c);
@@ -286,12 +358,27 @@ function onCellKey(event) {
 }
 
 function clearSolution() {
-  if (!state.solution && !state.result) return;
+  // The puzzle changed: its solution, grade, hint and the checks of the player's digits no longer apply.
+  const marked = state.marks.size > 0 || state.hint !== null;
+  state.marks = new Map();
+  state.hint = null;
+  showHint(null);
+  $("progress").hidden = true;
+  state.images.hint = null;
+  state.images.progress = null;
+  if (!state.solution && !state.result && !marked) { updatePhoto(); return; }
   state.solution = null;
   state.result = null;
+  state.images.solved = null;  // the solved photo no longer matches the grid
   $("result").hidden = true;
-  if (state.photo) showAnnotated(false);  // the solved photo no longer matches the grid
-  for (const input of $("grid").querySelectorAll(".cell.solution")) {
+  $("reveal").hidden = true;
+  showGrade(null);
+  updatePhoto();
+  repaintGrid();
+}
+
+function repaintGrid() {
+  for (const input of $("grid").querySelectorAll(".cell")) {
     paintCell(input, input.dataset.row - 1, input.dataset.col - 1);
   }
 }
@@ -300,15 +387,35 @@ function clearSolution() {
 // Live checks: the server names every rule broken; red where broken, green where a clue fits
 
 function requestTokens() {
+  // The puzzle, and the player's entries apart (the server checks them against its solution).
   // A dark cell holding digits but no backslash is half typed: check the rest without it.
   const local = [];
+  const entries = [];
   const tokens = state.tokens.map((row, r) => row.map((t, c) => {
+    if (/^[1-9]$/.test(t) && isEntry(r, c)) {
+      entries.push({row: r + 1, col: c + 1, digit: Number(t)});
+      return ".";
+    }
     if (isWhite(t) || t === "#" || isClueText(t)) return t;
     local.push({row: r + 1, col: c + 1, direction: null, rule: "bad-token",
                 message: `row ${r + 1}, column ${c + 1}: "${t}" is not a clue; type it as 23\\16, 23\\ or \\16`});
     return "#";
   }));
-  return {tokens, local};
+  return {tokens, entries, local};
+}
+
+function puzzleBody() {
+  // The body of /api/solve and /api/hint; null (and the reason shown) while a clue is half typed.
+  clearTimeout(state.checkTimer);
+  const {tokens, entries, local} = requestTokens();
+  if (local.length) {
+    showProblems(local);
+    setStatus("Finish typing the clues marked red first.", "error");
+    return null;
+  }
+  const body = {grid: tokens, entries};
+  if (state.photo && state.readTokens) { body.photo = state.photo.id; body.index = state.index; }
+  return body;
 }
 
 function scheduleCheck(delay = 250) {
@@ -387,29 +494,145 @@ function showProblems(problems) {
 // ------------------------------------------------------------------------------------------
 // Solve and show
 
-async function solve() {
-  clearTimeout(state.checkTimer);
-  const {tokens, local} = requestTokens();
-  if (local.length) {
-    showProblems(local);
-    setStatus("Finish typing the clues marked red first.", "error");
-    return;
-  }
-  setStatus("Solving…", "busy");
+async function solve(reveal = true) {
+  const body = puzzleBody();
+  if (!body) return;
+  setStatus(reveal ? "Solving…" : "Checking your digits…", "busy");
   setBusy(true);
   try {
-    const body = {grid: tokens};
-    if (state.photo && state.readTokens) { body.photo = state.photo.id; body.index = state.index; }
     const doc = await postJson("/api/solve", body);
     if (doc.status === "solved") state.suspects = new Set();
-    showResult(doc, doc.annotated);
-    if (doc.annotated) setAnnotated(doc.annotated);
+    if (reveal) {
+      state.revealed = true;
+      clearHint();
+    }
+    state.images.solved = doc.annotated || null;
+    state.images.progress = null;  // the photo's digits as read: the grid's are checked now
+    showResult(doc);
+    updatePhoto();
     if (doc.checks) applyChecks(doc.checks);
-    setStatus("");
+    setStatus(reveal ? "" : progressSummary(doc).text || "No digits of yours to check: type them in the white cells.");
   } catch (err) {
     setStatus(err.message, "error");
   } finally {
     setBusy(false);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Solving it yourself: a hint, the player's digits checked, the solution revealed on request
+
+async function hint(force = false) {
+  const body = puzzleBody();
+  if (!body) return;
+  body.force = force;
+  setStatus(force ? "Searching for a cell that must hold one digit…" : "Looking for the next step…", "busy");
+  setBusy(true);
+  try {
+    const doc = await postJson("/api/hint", body);
+    applyWritten(doc.written, doc.status);
+    state.revealed = false;  // a hint, not the answer: the rest of the solution stays hidden
+    state.hint = doc.step ? {row: doc.step.row - 1, col: doc.step.col - 1, digit: doc.step.digit,
+                             cells: new Set(doc.step.cells.map(([r, c]) => `${r - 1},${c - 1}`))} : null;
+    state.images.hint = doc.annotated || null;
+    repaintGrid();
+    updatePhoto();
+    updateReveal();
+    paintVerdict();
+    showHint(doc);
+    showProgress(doc.written);
+    setStatus("");
+    if (state.hint) cellInput(state.hint.row, state.hint.col).focus();
+  } catch (err) {
+    setStatus(err.message, "error");
+  } finally {
+    setBusy(false);
+  }
+}
+
+function applyWritten(written, status) {
+  // The server's check of the player's digits: right or wrong, by cell.
+  if (state.givens === null && (status === "solved" || status === "ambiguous")) {
+    // A grid typed by hand: the digits the server took for entries are the player's, the rest given.
+    const entries = new Set((written || []).map((w) => `${w.row - 1},${w.col - 1}`));
+    state.givens = new Set([...digitCells(state.tokens)].filter((k) => !entries.has(k)));
+  }
+  state.marks = new Map();
+  for (const w of written || []) {
+    if (w.correct === true || w.correct === false) state.marks.set(`${w.row - 1},${w.col - 1}`, w.correct);
+  }
+}
+
+function clearHint() {
+  state.hint = null;
+  state.images.hint = null;
+  showHint(null);
+  repaintGrid();
+  updatePhoto();
+}
+
+function showHint(doc) {
+  const box = $("hint-box");
+  box.hidden = !doc;
+  $("hint-force").hidden = !(doc && doc.stuck);
+  if (!doc) return;
+  const said = doc.explanation || "";
+  $("hint-text").textContent = doc.step ? `Hint: ${said}.` : said.charAt(0).toUpperCase() + said.slice(1) + ".";
+  box.classList.toggle("wrong", !!(doc.wrong && doc.wrong.length) || (!doc.step && !doc.full && !doc.stuck));
+}
+
+function progressSummary(doc) {
+  const written = (doc.written || []).filter((w) => w.correct === true || w.correct === false);
+  if (!written.length) return {text: "", kind: ""};
+  const wrong = written.filter((w) => !w.correct);
+  const right = written.length - wrong.length;
+  if (!wrong.length) return {text: `Your digits: all ${right} right so far.`, kind: "all-right"};
+  const where = wrong.map((w) => `row ${w.row}, column ${w.col}`).join("; ");
+  return {text: `Your digits: ${right} right, ${wrong.length} wrong (${where}).`, kind: "some-wrong"};
+}
+
+function showProgress(written) {
+  const {text, kind} = progressSummary({written});
+  const el = $("progress");
+  el.hidden = !text;
+  el.textContent = text;
+  el.className = "progress " + kind;
+}
+
+function updateReveal() {
+  const button = $("reveal");
+  button.hidden = !state.solution;
+  button.textContent = state.revealed ? "Hide solution" : "Reveal solution";
+}
+
+function toggleReveal() {
+  state.revealed = !state.revealed;
+  if (state.revealed) clearHint();
+  repaintGrid();
+  updatePhoto();
+  updateReveal();
+  paintVerdict();
+}
+
+function showGrade(grade, status) {
+  const el = $("grade");
+  if (grade) {
+    el.textContent = `${grade.grade} — score ${Number(grade.score).toFixed(2)}`;
+    el.className = `grade ${grade.grade}`;
+    el.title = "Techniques a person needs: " +
+      Object.entries(grade.techniques).map(([name, n]) => `${name} ×${n}`).join(", ") +
+      (grade.needed_search ? " (and trial and error)" : "");
+    el.dataset.grade = grade.grade;
+    el.hidden = false;
+  } else if (status === "ambiguous") {
+    el.textContent = "not graded: more than one solution";
+    el.className = "grade none";
+    el.title = "";
+    el.dataset.grade = "";
+    el.hidden = false;
+  } else {
+    el.hidden = true;
+    el.dataset.grade = "";
   }
 }
 
@@ -422,17 +645,28 @@ const VERDICTS = {
   "answer-key": "An answer key: a grid already solved, with no clues. Nothing to solve.",
 };
 
-function showResult(doc, annotated) {
-  state.result = doc;
-  state.solution = doc.solution || null;
-  for (const input of $("grid").querySelectorAll(".cell")) {
-    paintCell(input, input.dataset.row - 1, input.dataset.col - 1);
-  }
-  $("result").hidden = false;
+function paintVerdict() {
+  const doc = state.result;
+  if (!doc) return;
   const verdict = $("verdict");
-  verdict.textContent = VERDICTS[doc.status] || doc.status;
+  const hidden = !state.revealed && state.solution;
+  verdict.textContent = (VERDICTS[doc.status] || doc.status) +
+    (hidden ? " The solution is hidden: press Reveal solution to see it." : "");
   verdict.className = doc.status;
   verdict.dataset.status = doc.status;
+}
+
+function showResult(doc) {
+  state.result = doc;
+  state.solution = doc.solution || null;
+  if (doc.grid && doc.status !== "invalid") state.givens = digitCells(doc.grid);
+  applyWritten(doc.written, doc.status);
+  repaintGrid();
+  $("result").hidden = false;
+  paintVerdict();
+  updateReveal();
+  showGrade(doc.grade, doc.status);
+  showProgress(doc.written);
   const list = $("corrections");
   list.innerHTML = "";
   for (const c of doc.corrections || []) {
@@ -453,6 +687,7 @@ function showResult(doc, annotated) {
   if (doc.text) download($("dl-text"), "kakuro.txt", doc.text, "text/plain");
   else $("dl-text").hidden = true;
   const image = $("dl-image");
+  const annotated = state.images.solved;
   if (annotated) {
     image.href = annotated;
     image.hidden = false;
@@ -546,18 +781,27 @@ function init() {
     state.corrected = new Set();
     state.suspects = new Set();
     $("result").hidden = true;
+    $("reveal").hidden = true;
     state.result = null;
+    state.givens = null;
+    state.revealed = true;
+    state.images = {solved: null, progress: null, hint: null};
     loadTokens(emptyTokens(rows, cols));
+    updatePhoto();
     $("toggle-mode").checked = true;
     $("toggle-mode").dispatchEvent(new Event("change"));
     setStatus("Tap cells to make them dark or white, then untick the switch and type the clues.");
   });
-  $("solve").addEventListener("click", solve);
+  $("solve").addEventListener("click", () => solve(true));
+  $("check-progress").addEventListener("click", () => solve(false));
+  $("hint").addEventListener("click", () => hint(false));
+  $("hint-force").addEventListener("click", () => hint(true));
+  $("reveal").addEventListener("click", toggleReveal);
   $("clear").addEventListener("click", () => {
     clearSolution();
     scheduleCheck(0);
   });
-  $("puzzle-select").addEventListener("change", (e) => choosePuzzle(Number(e.target.value), state.annotated));
+  $("puzzle-select").addEventListener("change", (e) => choosePuzzle(Number(e.target.value)));
   $("photo-toggle").addEventListener("click", () => showAnnotated($("annotated").hidden));
 
   loadTokens(emptyTokens(7, 7));
