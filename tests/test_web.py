@@ -23,6 +23,7 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
 
 import cli  # noqa: E402
 from solver.formats import grid_tokens, load_puzzle, parse_text  # noqa: E402
+from solver.solve import solve_puzzle  # noqa: E402
 from web.app import create_app  # noqa: E402
 
 from checks import filling_problems  # noqa: E402
@@ -303,3 +304,20 @@ def test_kakuro_serve_answers_and_a_busy_port_is_a_clear_error(capsys):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_check_my_progress_on_a_puzzle_filled_in_pen(client):
+    """Digits written by hand are read and checked too: each one marked is a digit a person sees in
+    that cell (transcribed by eye), judged against the transcribed puzzle's solution."""
+    rows = [line.split() for line in (ROOT / "tests" / "data" / "times2046_handfilled_written.txt").read_text()
+            .splitlines() if line.strip() and not line.startswith(";")]
+    seen = {(r + 1, c + 1): int(t) for r, row in enumerate(rows) for c, t in enumerate(row) if t.isdigit()}
+    truth = solve_puzzle(load_puzzle(SAMPLES / "times2046_photo_handfilled.txt")).values
+    with open(SAMPLES / "times2046_photo_handfilled.png", "rb") as f:
+        resp = client.post("/api/read", files={"file": ("pen.png", f, "image/png")})
+    assert resp.status_code == 200, resp.text
+    [p] = resp.json()["puzzles"]
+    marked = {(w["row"], w["col"]): (w["digit"], w["correct"]) for w in p["written"]}
+    assert len(marked) >= 0.5 * len(seen) and resp.json()["progress"] is not None
+    for (r, c), (digit, correct) in marked.items():
+        assert digit == seen[(r, c)] and correct == (truth[(r - 1, c - 1)] == digit)

@@ -48,7 +48,8 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outputs import encode_image, image_suffix
-from pipeline import PuzzleResult, Status, annotate_hint, annotate_image, solve_image, solve_puzzle_file
+from pipeline import (PuzzleResult, Status, annotate_hint, annotate_image, read_progress, solve_image,
+                      solve_puzzle_file)
 from solver.combos import combinations
 from solver.errors import InvalidPuzzleError, KakuroError, Problem
 from solver.formats import format_text, puzzle_from_json
@@ -505,7 +506,8 @@ def create_app(*, max_upload_bytes: int = MAX_UPLOAD_BYTES, max_concurrent_reads
             raise ApiError(422, f"{name}: {exc.reason}") from exc
         with reads:
             try:
-                results = solve_image(image)
+                # Digits written in by hand are the player's too: checked, as `kakuro solve --progress`.
+                results = [read_progress(r) for r in solve_image(image)]
             except KakuroError as exc:  # no grid on the image, most often
                 raise ApiError(422, f"{name}: {exc}") from exc
             annotated = annotate_image(image, results)
