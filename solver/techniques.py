@@ -522,15 +522,21 @@ def _crossing(state: _State) -> Step | None:
     return None
 
 
+def _in_every(combos: tuple[int, ...]) -> int:
+    """The digits (a mask) that every one of ``combos`` uses."""
+    required = 0b1111111110
+    for c in combos:
+        required &= c
+    return required
+
+
 def _common_digits(state: _State) -> Step | None:
     board = state.board
     found: list[tuple[int, int, int]] = []  # (cell, run, digit)
     for r, open_cells in enumerate(state.open):
         if len(open_cells) < 2:
             continue
-        required = 0b1111111110
-        for c in state.combos[r]:
-            required &= c
+        required = _in_every(state.combos[r])
         for digit in _bits(required):
             bit = 1 << digit
             holders = [i for i in open_cells if state.allowed(i) & bit]
@@ -620,9 +626,7 @@ def _hidden_single(state: _State, marks: list[int], kept: list[tuple[int, ...]])
     for r, open_cells in enumerate(state.open):
         if len(open_cells) < 2:
             continue
-        required = 0b1111111110
-        for c in kept[r]:
-            required &= c
+        required = _in_every(kept[r])
         for digit in _bits(required):
             holders = [i for i in open_cells if marks[i] >> digit & 1]
             if len(holders) == 1:

@@ -448,12 +448,16 @@ def main(argv: list[str] | None = None) -> int:
     acc_h = float((clf.predict_inputs(xo, ao).argmax(1) == yo).mean())
     print(f"temperature {t:.2f}; val acc {acc_v:.4f}; held-out-font acc {acc_h:.4f} "
           f"({time.time() - t0:.0f} s)", file=sys.stderr)
-    out = Path(args.out)
+    save_weights(params, Path(args.out))
+    return 0
+
+
+def save_weights(params: dict[str, np.ndarray], out: Path) -> None:
+    """Write a network's weights as the reader loads them (weights in float16, the rest as they are)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **{k: (v.astype(np.float16) if k.endswith("weight") else v)
                                 for k, v in params.items()})
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":

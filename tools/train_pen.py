@@ -608,7 +608,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the drawn training set here and reuse it when the file exists")
     args = ap.parse_args(argv)
 
-    from train_glyphs import calibrate_temperature, train_network
+    from train_glyphs import calibrate_temperature, save_weights, train_network
 
     t0 = time.time()
     fonts = pen_font_files()
@@ -638,11 +638,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"temperature {t:.2f}; val acc {acc_v:.4f}; held-out hand ({HOLDOUT_FONT}): of {len(written)} "
           f"written cells {right} read right and {wrong} wrong at vision.written.SURE "
           f"({time.time() - t0:.0f} s)", file=sys.stderr)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, **{k: (v.astype(np.float16) if k.endswith("weight") else v)
-                                for k, v in params.items()})
-    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)", file=sys.stderr)
+    save_weights(params, Path(args.out))
     return 0
 
 

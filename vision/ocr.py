@@ -235,8 +235,10 @@ def _paper_level(values: np.ndarray) -> float:
 _K = (np.rint(_XX - _YY)).astype(np.int64)  # diagonal offset of each pixel, x - y
 
 
-def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True) -> np.ndarray:
-    """Clear border lines near the edges and the diagonal: long straight runs of ink.
+def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True, run_share: float = _LINE_RUN,
+                  reach_share: float = _EDGE_SEARCH) -> np.ndarray:
+    """Clear border lines near the edges and the diagonal: long straight runs of ink (``run_share``
+    of the side at least, within ``reach_share`` of an edge).
 
     Only the pixels of a line go, not whole rows: a digit printed against a border or touching
     the diagonal loses the few pixels it shares with the line and keeps its shape. Runs are
@@ -245,8 +247,8 @@ def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True)
     """
     tol = 2
     u8 = ((ink > 0) & region).astype(np.uint8)
-    run = round(_LINE_RUN * _S)
-    reach = round(_EDGE_SEARCH * _S)
+    run = round(run_share * _S)
+    reach = round(reach_share * _S)
     near_edge = np.zeros(_S, bool)
     near_edge[:reach] = near_edge[_S - reach:] = True
     thick_v = cv2.dilate(u8, np.ones((2 * tol + 1, 1), np.uint8))

@@ -40,7 +40,7 @@ import cv2
 import numpy as np
 
 from .glyphs import REJECT, GlyphClassifier, default_classifier, glyph_inputs
-from .ocr import _CORE, _INSIDE, _RIM, _S, _ink_mask, _is_diagonal_sliver, _to_gray
+from .ocr import _CORE, _INSIDE, _RIM, _S, _ink_mask, _is_diagonal_sliver, _remove_lines, _to_gray
 from .types import NumberRead
 
 __all__ = [
@@ -176,19 +176,8 @@ def _remove_borders(ink: np.ndarray) -> np.ndarray:
     bottom or top of its cell has a bar half the cell long that is not a border. Only the line's
     own pixels go, so a digit written across a border keeps its shape.
     """
-    tol = 2
-    u8 = ((ink > 0) & _INSIDE).astype(np.uint8)
-    run = round(_BORDER_RUN * _S)
-    reach = round(_BORDER_REACH * _S)
-    near_edge = np.zeros(_S, bool)
-    near_edge[:reach] = near_edge[_S - reach:] = True
-    thick_v = cv2.dilate(u8, np.ones((2 * tol + 1, 1), np.uint8))
-    thick_h = cv2.dilate(u8, np.ones((1, 2 * tol + 1), np.uint8))
-    line_h = cv2.morphologyEx(thick_v, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) > 0
-    line_v = cv2.morphologyEx(thick_h, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8)) > 0
-    line = (line_h & near_edge[:, None]) | (line_v & near_edge[None, :])
-    line = cv2.dilate(line.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    return np.where(line | ~_INSIDE, 0, ink).astype(ink.dtype)
+    kept = _remove_lines(ink, _INSIDE, diagonal=False, run_share=_BORDER_RUN, reach_share=_BORDER_REACH)
+    return np.where(_INSIDE, kept, 0).astype(ink.dtype)
 
 
 @functools.cache
