@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pipeline import solve_image
-from solver.formats import grid_tokens, load_puzzle
+from solver.formats import grid_tokens, load_puzzle, parse_solution_grid
 from solver.solve import solve_puzzle
 from vision.imageio import load_image
 
@@ -172,6 +172,22 @@ def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other(
     assert dict(solved.solution.values) == values
     assert dict(key.solution.values) == values
     assert key.answer_to == (results.index(solved), True)
+
+
+@pytest.mark.slow
+def test_an_answer_grid_one_cell_beside_its_puzzle_is_two_grids():
+    """A photographed book page: an answer grid and its puzzle (a diagonal in every cell, grey clue
+    cells) of the same height, a cell apart, so that one lattice also runs across both. Each is
+    found on its own: the puzzle solved as published, the answer grid named its answer key."""
+    image = IMAGES / "answer_grid_beside_its_puzzle_9x9_render.png"
+    truth = load_transcription(image)
+    published = parse_solution_grid((CORPUS / "krazydad__k8_v9_b98_n8.sol").read_text())
+    results = solve_image(load_image(image))
+    assert [r.status for r in results] == ["answer-key", "solved"]
+    key, solved = results
+    assert grid_tokens(solved.puzzle) == grid_tokens(truth)
+    assert dict(solved.solution.values) == published
+    assert key.answer_to == (1, True)
 
 
 def test_white_cells_filled_grey_inside_an_irregular_outline():

@@ -866,9 +866,17 @@ def _apply_h(H: np.ndarray, pts_xy: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
 
 
+#: Two or more grids side by side (a puzzle and its answer grid, one cell apart) also make one
+#: lattice around both, less clear than each: it gives way to them where they are clearer by this
+#: much and cover this share of it.
+_SIDE_BY_SIDE_CLEARER = 0.1
+_SIDE_BY_SIDE_COVER = 0.8
+
+
 def _drop_nested(found):
     """Of quads that overlap, keep the one with the clearer lattice (a frame holds no lattice)."""
     keep = []
+    inside: dict[int, list] = {}  # clearer quads inside a kept one, by its index
     for item in sorted(found, key=lambda f: -cv2.contourArea(f[0])):
         quad_xy, contrast = item[0], item[1]
         poly = quad_xy.reshape(-1, 1, 2)
@@ -891,9 +899,17 @@ def _drop_nested(found):
                     # As clear, counted differently (a row more or less in the same outline):
                     # printed cells are square.
                     keep[k] = item
+                elif not same and contrast >= kc + _SIDE_BY_SIDE_CLEARER:
+                    inside.setdefault(k, []).append(item)
                 break
         if not dup:
             keep.append(item)
+    for k, items in sorted(inside.items(), reverse=True):
+        parts = _drop_nested(items)
+        if len(parts) >= 2 and all(p[1] >= keep[k][1] + _SIDE_BY_SIDE_CLEARER for p in parts) and \
+                sum(cv2.contourArea(p[0]) for p in parts) >= _SIDE_BY_SIDE_COVER * cv2.contourArea(keep[k][0]):
+            log.debug("a %dx%d lattice is %d grids side by side", *keep[k][2], len(parts))
+            keep[k:k + 1] = parts
     return keep
 
 
