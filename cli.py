@@ -130,6 +130,8 @@ def cmd_hint(args: argparse.Namespace) -> int:
         log.error("%s", problem)
         return int(ExitCode.bad_args)
     results, image = _results_of(path, args.time_limit)
+    if image is not None:  # the player's digits, handwritten ones too, count
+        results = [read_progress(r) for r in results]
     puzzles = [(k, r) for k, r in enumerate(results, start=1) if r.status != Status.answer_key]
     several = len(puzzles) > 1
     picture, hinted = image, False
@@ -141,7 +143,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
             step = hint_for(res, force=args.force)
         except ValueError as exc:  # digits entered that break a run
             raise PuzzleFormatError(f"{path}: {exc}") from None
-        wrong = [(r, c) for (r, c), _, ok in res.written if not ok]
+        wrong = [(r, c) for (r, c), _, ok in res.written if ok is False]
         if step is None:
             known = set(res.puzzle.given_at) | {cell for cell, _, ok in res.written if ok}
             said = ("every white cell is filled in" if res.puzzle.whites <= known else

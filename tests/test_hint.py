@@ -189,3 +189,17 @@ def test_progress_on_a_generated_half_filled_photo_circles_the_wrong_digits(tmp_
     assert all(correct == (values[cell] == digit) for cell, (digit, correct) in marked.items())
     assert len(marked) >= 0.6 * len(written)
     assert any(correct is False for _, correct in marked.values())
+
+
+@pytest.mark.slow
+def test_a_hint_on_a_half_filled_photo_builds_on_the_digits_written(tmp_path):
+    image = SAMPLES / "times2046_photo_handfilled.png"
+    solution = solve_puzzle(load_transcription(image)).values
+    hint = json.loads(kakuro("hint", "--json", str(image), cwd=tmp_path).stdout)
+    cell = (hint["row"] - 1, hint["col"] - 1)
+    assert hint["digit"] == solution[cell]
+    (found,) = json.loads(kakuro("solve", str(image), "--progress", "--json", cwd=tmp_path).stdout)["puzzles"]
+    assert [hint["row"], hint["col"]] not in [[w["row"], w["col"]] for w in found["written"]]
+    # The pen digits read for sure leave open cells that the bare puzzle's first step would not be:
+    # here, the last cell of a run whose other cells are written.
+    assert hint["technique"] == "last-cell"
