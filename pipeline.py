@@ -38,7 +38,7 @@ from vision.read import (GridReading, complete_clue_border, read_answer_key, rea
                          trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
-           "read_progress", "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
+           "solution_marks", "read_progress", "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
 
 log = logging.getLogger("kakuro")
 
@@ -466,14 +466,8 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult], *, progress: 
     for res in results:
         if res.reading is None or res.status == Status.answer_key:
             continue
-        values = dict(res.solution.values) if res.status == Status.solved and res.solution else {}
-        wrong = tuple((cell, values[cell] if reveal else None) for cell, _, ok in res.written
-                      if ok is False and cell in values)
+        values, wrong = solution_marks(res, reveal=reveal)
         ticked = tuple(cell for cell, _, ok in res.written if ok) if progress else ()
-        for cell, _, _ in res.written:
-            values.pop(cell, None)
-        if not reveal:
-            values = {}
         corrected = tuple(sorted({c.cell for c in res.corrections}))
         conflicts: tuple = ()
         unreadable: tuple = ()
@@ -485,6 +479,19 @@ def annotate_image(image: np.ndarray, results: list[PuzzleResult], *, progress: 
         out = draw_solution(out, res.reading.H, res.reading.lattice, values, corrected=corrected,
                             conflicts=conflicts, unreadable=unreadable, wrong=wrong, ticked=ticked)
     return out
+
+
+def solution_marks(result: PuzzleResult, *, reveal: bool = True
+                   ) -> tuple[dict[Cell, int], tuple[tuple[Cell, int | None], ...]]:
+    """What is drawn of a solved result's solution: the digits of the white cells the player left
+    empty (none unless ``reveal``), and each wrong entry with the right digit (None unless ``reveal``).
+    The player's entries themselves stay as written."""
+    values = dict(result.solution.values) if result.status == Status.solved and result.solution else {}
+    wrong = tuple((cell, values[cell] if reveal else None) for cell, _, ok in result.written
+                  if ok is False and cell in values)
+    for cell, _, _ in result.written:
+        values.pop(cell, None)
+    return (values if reveal else {}), wrong
 
 
 def read_progress(result: PuzzleResult) -> PuzzleResult:

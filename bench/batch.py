@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,29 +65,25 @@ print(json.dumps({"before_mib": before, "peak_mib": status("VmHWM:"), "seconds":
 """
 
 
-def make_pages(rng: np.random.Generator, count: int, dpi: int) -> list[np.ndarray]:
-    """``count`` flat book pages (BGR), two published 10x10 puzzles each, scaled to letter size at ``dpi``."""
+def _rendered_pages(rng: np.random.Generator, count: int) -> Iterator[Image.Image]:
+    """``count`` flat book pages, two published 10x10 puzzles (unique solutions) each, in varied styles."""
     pool = [load_puzzle(p) for p in sorted(CORPUS.glob("krazydad__k10_*.txt"))]
-    pages = []
     for _ in range(count):
         puzzles = [pool[i] for i in rng.choice(len(pool), size=2, replace=False)]
         style = random_style(rng)
         image, _ = render_page(puzzles, [style, style], rng)
-        size = (round(8.5 * dpi), round(11 * dpi))
-        pages.append(np.asarray(Image.fromarray(image[..., ::-1]).resize(size, Image.Resampling.LANCZOS)))
-    return pages
+        yield Image.fromarray(image[..., ::-1])
+
+
+def make_pages(rng: np.random.Generator, count: int, dpi: int) -> list[np.ndarray]:
+    """``count`` flat book pages (RGB arrays), scaled to letter size at ``dpi``."""
+    size = (round(8.5 * dpi), round(11 * dpi))
+    return [np.asarray(page.resize(size, Image.Resampling.LANCZOS)) for page in _rendered_pages(rng, count)]
 
 
 def make_book(path: Path, pages: int, seed: int = 0) -> None:
-    """Two published 10x10 puzzles (unique solutions) per page, in varied styles."""
-    rng = np.random.default_rng(seed)
-    pool = [load_puzzle(p) for p in sorted(CORPUS.glob("krazydad__k10_*.txt"))]
-    images = []
-    for _ in range(pages):
-        puzzles = [pool[i] for i in rng.choice(len(pool), size=2, replace=False)]
-        style = random_style(rng)
-        image, _ = render_page(puzzles, [style, style], rng)
-        images.append(Image.fromarray(image[..., ::-1]))
+    """A PDF book of ``pages`` generated pages."""
+    images = list(_rendered_pages(np.random.default_rng(seed), pages))
     images[0].save(path, format="PDF", save_all=True, append_images=images[1:], resolution=150)
 
 

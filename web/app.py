@@ -48,8 +48,8 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outputs import encode_image, image_suffix
-from pipeline import (PuzzleResult, Status, annotate_hint, annotate_image, read_progress, solve_image,
-                      solve_puzzle_file)
+from pipeline import (PuzzleResult, Status, annotate_hint, annotate_image, read_progress, solution_marks,
+                      solve_image, solve_puzzle_file)
 from solver.combos import combinations
 from solver.errors import InvalidPuzzleError, KakuroError, Problem
 from solver.formats import format_text, puzzle_from_json
@@ -594,10 +594,7 @@ def _draw_on_photo(photo: _Photo, index: int, result: PuzzleResult) -> tuple[byt
         return None
     read = photo.results[index]
     reading = read.reading
-    values = dict(result.solution.values) if result.status == "solved" and result.solution else {}
-    wrong = tuple((cell, values[cell]) for cell, _, ok in result.written if ok is False and cell in values)
-    for cell, _, _ in result.written:
-        values.pop(cell, None)
+    values, wrong = solution_marks(result)
     # Clues that differ from what the reader saw: the reader's own corrections and the user's edits.
     changed = {c.cell for c in read.corrections}
     if read.puzzle is not None:
