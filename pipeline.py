@@ -182,7 +182,15 @@ def _read_and_check(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult
     # another grid on the image was read.
     if any(r.status != Status.unreadable for r in results):
         results = [r for r in results if r.status != Status.unreadable or r.puzzle is not None]
+    # So is a box whose cells could not be a Kakuro's (a block of text, a sudoku) beside a grid
+    # that could, however badly that one was read.
+    if any(_kakuro_layout(r) for r in results):
+        results = [r for r in results if _kakuro_layout(r) or r.status != Status.unreadable]
     return results
+
+
+def _kakuro_layout(result: PuzzleResult) -> bool:
+    return result.reading is not None and result.reading.doubt is None and bool(result.reading.whites)
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,6 +9,7 @@ from pipeline import solve_image
 from solver.formats import grid_tokens, load_puzzle, parse_solution_grid
 from solver.solve import solve_puzzle
 from vision.imageio import load_image
+from vision.read import _obeys_runs
 
 from conftest import CORPUS, IMAGES, SAMPLES, load_transcription
 
@@ -188,6 +189,24 @@ def test_an_answer_grid_one_cell_beside_its_puzzle_is_two_grids():
     assert grid_tokens(solved.puzzle) == grid_tokens(truth)
     assert dict(solved.solution.values) == published
     assert key.answer_to == (1, True)
+
+
+def test_a_block_of_text_beside_a_puzzle_is_not_reported_as_a_grid():
+    """A book page with columns of text round a small puzzle: the text's lines and word gaps are
+    found as a lattice, whose few "white cells" stand alone in their row and column. No Kakuro
+    has such a cell, so it is neither an answer key nor an extra unreadable puzzle."""
+    image = IMAGES / "discs_page_with_text_columns_8x12_render.jpg"
+    truth = load_puzzle(image.with_suffix(".txt"))
+    results = solve_image(load_image(image))
+    assert [(r.to_json()["kind"], r.to_json()["rows"], r.to_json()["cols"]) for r in results] == [
+        ("puzzle", truth.n_rows, truth.n_cols)]
+
+
+def test_an_answer_key_has_no_white_cell_alone_in_its_row_and_column():
+    published = parse_solution_grid((CORPUS / "krazydad__k8_v9_b98_n8.sol").read_text())
+    assert _obeys_runs(set(published), published)
+    far = (max(r for r, _ in published) + 2, max(c for _, c in published) + 2)
+    assert not _obeys_runs(set(published) | {far}, {**published, far: 5})
 
 
 def test_white_cells_filled_grey_inside_an_irregular_outline():

@@ -343,9 +343,15 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
 
 
 def _obeys_runs(whites: set[Cell], digits: dict[Cell, int]) -> bool:
-    """Whether every run of white cells is 9 cells at most and repeats no digit (a solved grid's
-    rules; a shadowed Sudoku or a block of text read as digits breaks them)."""
+    """Whether every run of white cells is 9 cells at most and repeats no digit, and every white
+    cell has a white neighbour across or down (a solved grid's rules; a shadowed Sudoku or a block
+    of text read as digits breaks them)."""
     frozen = frozenset(whites)
+    for r, c in whites:
+        # A one-cell run is printed (FACTS.md), but only in one direction: a cell alone both
+        # ways belongs to no sum at all.
+        if not any(n in frozen for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+            return False
     for direction, (dr, dc) in (("across", (0, 1)), ("down", (1, 0))):
         for r, c in whites:
             if (r - dr, c - dc) in whites:
