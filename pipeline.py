@@ -359,19 +359,22 @@ _UNSURE_SHARE = 0.25
 _VARIANT_SEARCH_S = 1.0
 
 
-def _layout_doubts(reading: GridReading) -> tuple[tuple[Cell, ...], list[tuple[tuple[Cell, ...], tuple[bool, ...]]]]:
+def _layout_doubts(reading: GridReading, rejected: bool = False
+                   ) -> tuple[tuple[Cell, ...], list[tuple[tuple[Cell, ...], tuple[bool, ...]]]]:
     """The cells off the layout's symmetry, and the groups of cells in doubt with the kinds each
     group may take (True: white).
 
     Two witnesses say a cell was misread: the symmetry (a pair off it can be both white or both
     not), and a number printed where the layout has no run (the cell it points to is white; its
-    mirror too, to keep the symmetry).
+    mirror too, to keep the symmetry). A third, when the rules ``rejected`` the reading: then a
+    few pairs off the symmetry may each go either way, however sure their cells looked (grey
+    print showing through from the reverse page looks like a block to the classifier).
     """
     n_rows, n_cols = reading.n_rows, reading.n_cols
     off = layout_asymmetry(n_rows, n_cols, reading.whites)
     pairs = sorted({tuple(sorted([cell, mirror_cell(n_rows, n_cols, cell)])) for cell in off})
     groups: list[tuple[tuple[Cell, ...], tuple[bool, ...]]] = []
-    if len(off) <= MISREAD_ASYMMETRY:
+    if len(off) <= MISREAD_ASYMMETRY or (rejected and 2 ** len(pairs) <= _MAX_VARIANTS):
         for pair in pairs:
             groups.append((pair, (True, False)))
     elif len(pairs) <= _MAX_UNSURE_PAIRS:
@@ -404,7 +407,7 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
     is the only one. When none is, a solved reading off the symmetry by one pair (or by two
     that did not look clearly printed) is not called solved.
     """
-    off, groups = _layout_doubts(reading)
+    off, groups = _layout_doubts(reading, rejected=rec.status in ("unsolvable", "unreadable"))
     unsure = [cell for cell in off if reading.classes.confidence[cell] < _UNSURE_CLASS]
     if rec.status == "solved" and rec.corrections and len(off) > MISREAD_ASYMMETRY \
             and len(unsure) >= _UNSURE_SHARE * len(off):

@@ -124,3 +124,18 @@ def test_white_cells_in_a_hand_shadow_that_is_not_divided_out_stay_white(name):
     assert res.status == "solved", res.problems
     assert grid_tokens(res.puzzle) == grid_tokens(truth)
     assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
+def test_grey_squares_showing_through_from_the_reverse_page_are_not_blocks():
+    """The reverse page's grid shows through as light-grey squares, and three white cells under
+    them look like blocks, sure enough that the symmetry alone does not question them. The clues
+    as read then contradict each other; of the layouts that put each pair of cells off the
+    symmetry either way, one alone is solved by the rules, and it is the printed one. A generated
+    photo of a corpus puzzle (its transcription), stored as JPEG; it was reported unsolvable
+    before."""
+    name = "print_through_grey_squares_12x12_render"
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    (res,) = solve_image(load_image(IMAGES / f"{name}.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
