@@ -139,3 +139,17 @@ def test_grey_squares_showing_through_from_the_reverse_page_are_not_blocks():
     assert res.status == "solved", res.problems
     assert grid_tokens(res.puzzle) == grid_tokens(truth)
     assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
+def test_clues_that_contradict_a_layout_off_its_symmetry_are_not_called_unsolvable():
+    """A finger's shadow leaves a white cell as grey as a block, and the clues in its shade are
+    not legible enough for the layout variants to be solved. The clues as read then contradict
+    each other, but the puzzle is not unsolvable: it is reported unreadable, and the misread cell
+    (the transcription's white cell read as a block) is among the cells named. A generated photo
+    of a corpus puzzle, stored as JPEG; it was reported unsolvable before."""
+    name = "finger_shadow_over_white_cells_12x12_render"
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    (res,) = solve_image(load_image(IMAGES / f"{name}.jpg"))
+    assert res.status == "unreadable", res.problems
+    misread = set(truth.whites) ^ set(res.reading.whites)
+    assert misread and misread <= {cell for cell, kind in res.suspects if kind == "cell"}
