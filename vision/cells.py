@@ -63,36 +63,46 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     -------
     CellFeatures
     """
+    lab = None
     if warped.ndim == 3:
-        gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
-        chroma_ab = lab[..., 1:] - 128
+        gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
+        lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
     elif warped.ndim == 2:
-        gray = warped.astype(np.float32)
-        chroma_ab = None
+        gray = warped
     else:
         raise ValueError(f"warped must be (M, N) or (M, N, 3), got shape {warped.shape}")
     n_rows, n_cols = lattice.shape
     if n_rows < 1 or n_cols < 1:
         raise ValueError(f"lattice must have at least one cell, got shape {lattice.shape}")
-    ink = float(np.percentile(gray, 1))
     paper = np.zeros((n_rows, n_cols), np.float32)
-    diag_line = np.zeros_like(paper)
-    diag_edge = np.zeros_like(paper)
-    diag_dashed = np.zeros_like(paper)
     tint = np.zeros((n_rows, n_cols, 2), np.float32)
-    darkest = _darkest_nearby(gray)
-    for r in range(n_rows):
-        y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
-        for c in range(n_cols):
-            x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
-            cell = _crop(gray, x0, y0, x1, y1, 0.14)
-            if cell.size == 0:
-                continue
-            paper[r, c] = _paper_tone(cell)
-            diag_line[r, c], diag_edge[r, c], diag_dashed[r, c] = _diagonal(darkest, x0, y0, x1, y1)
-            if chroma_ab is not None:
-                tint[r, c] = np.median(_crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2), axis=0)
+    if warped.dtype == np.uint8:
+        # Grey levels and Lab are whole numbers 0..255: a histogram of each cell gives its
+        # medians and its peak exactly, and for all cells at once.
+        empty, hists = _cell_histograms([gray] if lab is None else [gray, *cv2.split(lab)[1:]], lattice)
+        paper[:] = np.where(empty, 0, _paper_tones(hists[0]))
+        if lab is not None:
+            tint[:] = np.where(empty[..., None], 0, np.stack([_hist_median(h) for h in hists[1:]], axis=-1) - 128)
+    else:
+        # Other pixel types: cell by cell, by numpy's median.
+        gray = gray.astype(np.float32)
+        chroma_ab = None if lab is None else lab[..., 1:].astype(np.float32) - 128
+        empty = np.zeros((n_rows, n_cols), bool)
+        for r in range(n_rows):
+            y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
+            for c in range(n_cols):
+                x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
+                cell = _crop(gray, x0, y0, x1, y1, 0.14)
+                empty[r, c] = cell.size == 0
+                if not empty[r, c]:
+                    paper[r, c] = _paper_tone(cell)
+                    if chroma_ab is not None:
+                        tint[r, c] = np.median(_crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2), axis=0)
+    gray = gray.astype(np.float32, copy=False)
+    ink = float(np.percentile(gray, 1))
+    rows, cols = np.asarray(lattice.row_edges, np.float64), np.asarray(lattice.col_edges, np.float64)
+    diag_line, diag_edge, diag_dashed = (np.where(empty, 0, v).astype(np.float32) for v in _diagonals(
+        _darkest_nearby(gray), cols[None, :-1], rows[:-1, None], cols[None, 1:], rows[1:, None]))
     # The whitest paper within a few cells: a local reference that follows uneven light.
     k = 5
     white_ref = cv2.dilate(paper, np.ones((k, k), np.uint8), borderType=cv2.BORDER_REPLICATE)
@@ -621,59 +631,114 @@ def _paper_tone(cell: np.ndarray) -> float:
     return min(median, float(np.median(near))) if near.size else median
 
 
+def _cell_histograms(planes: list[np.ndarray], lattice: Lattice) -> tuple[np.ndarray, np.ndarray]:
+    """Which cells are empty once inset as ``measure_cells`` crops them, and the 256-bin
+    histogram of each uint8 plane over each cell, (n_planes, n_rows, n_cols, 256)."""
+    n_rows, n_cols = lattice.shape
+    empty = np.zeros((n_rows, n_cols), bool)
+    hists = np.zeros((len(planes), n_rows, n_cols, 256), np.int64)
+    for r in range(n_rows):
+        y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
+        for c in range(n_cols):
+            x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
+            for k, plane in enumerate(planes):
+                cell = _crop(plane, x0, y0, x1, y1, 0.14)
+                hists[k, r, c] = np.bincount(cell.ravel(), minlength=256)
+            empty[r, c] = cell.size == 0
+    return empty, hists
+
+
+def _hist_kth(cum: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The ``k``-th smallest value (0-based) of the values counted in cumulative histograms ``cum``."""
+    return np.argmax(cum > k[..., None], axis=-1)
+
+
+def _hist_median(hist: np.ndarray) -> np.ndarray:
+    """``np.median`` of the values counted in histograms ``hist`` (last axis)."""
+    cum = np.cumsum(hist, axis=-1)
+    n = cum[..., -1]
+    return (_hist_kth(cum, (n - 1) // 2) + _hist_kth(cum, n // 2)) / 2
+
+
+def _paper_tones(hist: np.ndarray) -> np.ndarray:
+    """``_paper_tone`` of cells of whole grey levels, from their histograms (last axis)."""
+    cum = np.cumsum(hist, axis=-1)
+    median = _hist_median(hist)
+    counts = hist.reshape(*hist.shape[:-1], 32, 8).sum(axis=-1).astype(np.float32)
+    counts[..., 1:-1] = 0.25 * counts[..., :-2] + 0.5 * counts[..., 1:-1] + 0.25 * counts[..., 2:]
+    peak = 8 * np.argmax(counts, axis=-1) + 4
+    # The levels within 12 of the peak are a run of the sorted values: their median is an order
+    # statistic of the whole cell.
+    lo, hi = np.maximum(peak - 12, 0), np.minimum(peak + 12, 255)
+    below = np.where(lo > 0, np.take_along_axis(cum, np.maximum(lo - 1, 0)[..., None], -1)[..., 0], 0)
+    n_near = np.take_along_axis(cum, hi[..., None], -1)[..., 0] - below
+    near = (_hist_kth(cum, below + (n_near - 1) // 2) + _hist_kth(cum, below + n_near // 2)) / 2
+    return np.where(n_near > 0, np.minimum(median, near), median)
+
+
 def _crop(a: np.ndarray, x0: float, y0: float, x1: float, y1: float, inset: float) -> np.ndarray:
     dx, dy = (x1 - x0) * inset, (y1 - y0) * inset
     return a[int(round(y0 + dy)):int(round(y1 - dy)), int(round(x0 + dx)):int(round(x1 - dx))]
 
 
 def _diagonal(darkest: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float]:
-    """Strength of a dark line on, of a tone step across, and of a dashed line on the cell's main
-    diagonal, measured in ``_darkest_nearby`` of the grey image.
+    """``_diagonals`` of one cell."""
+    return tuple(float(v) for v in _diagonals(darkest, np.float64(x0), np.float64(y0), np.float64(x1), np.float64(y1)))
+
+
+def _diagonals(darkest: np.ndarray, x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strength of a dark line on, of a tone step across, and of a dashed line on the main
+    diagonal of each cell (the cells' corners as arrays of one shape), measured in
+    ``_darkest_nearby`` of the grey image.
 
     Samples run along the diagonal (away from the corners, where grid lines meet) and along
-    two parallels offset to either side.
+    two parallels offset to either side. All cells are sampled at once: one call per cell cost
+    more in numpy's per-call overhead than in the sampling.
     """
     w, h = x1 - x0, y1 - y0
     best_line = best_edge = best_dashed = 0.0
+    t = np.linspace(0.12, 0.88, 32)
+    # Unit normal to the diagonal, offset a seventh of the cell.
+    norm = np.maximum(np.hypot(w, h), 1e-6)
+    off = 0.14 * np.minimum(w, h)
+    dx, dy = (h / norm * off)[..., None], (-w / norm * off)[..., None]
     # The line runs corner to corner of the cell as printed, which an outer row's thick border
     # (drawn over part of the cell) or a lattice a little off makes a few percent shorter in one
     # direction than the cell found: a diagonal ending that much short is tried as well.
     for ex, ey in _DIAGONAL_ENDS:
-        t = np.linspace(0.12, 0.88, 32)
-        xs, ys = x0 + t * w * (1 - ex), y0 + t * h * (1 - ey)
-        # Unit normal to the diagonal, offset a seventh of the cell.
-        n = np.array([h, -w]) / max(np.hypot(w, h), 1e-6)
-        off = 0.14 * min(w, h)
+        xs, ys = x0[..., None] + t * w[..., None] * (1 - ex), y0[..., None] + t * h[..., None] * (1 - ey)
         on = _sample(darkest, xs, ys)
-        upper = _sample(darkest, xs + n[0] * off, ys + n[1] * off)   # upper-right side
-        lower = _sample(darkest, xs - n[0] * off, ys - n[1] * off)   # lower-left side
+        upper = _sample(darkest, xs + dx, ys + dy)   # upper-right side
+        lower = _sample(darkest, xs - dx, ys - dy)   # lower-left side
         # A printed diagonal runs corner to corner; a digit's stroke (a 7, a 1) covers only part
         # of it. So the line (or the tone step) must hold at 80% of the samples.
         # Side references are medians, and the lighter side is the paper: clue numbers sit close
         # beside the diagonal and darken one side's median, which must not hide the line.
-        paper_side = max(_quantile(np.sort(upper), 0.5), _quantile(np.sort(lower), 0.5))
+        paper_side = np.maximum(_quantile(np.sort(upper), 0.5), _quantile(np.sort(lower), 0.5)).astype(np.float64)
         on_sorted = np.sort(on)
-        line = paper_side - _quantile(on_sorted, 0.8)
+        line = paper_side - _quantile(on_sorted, 0.8).astype(np.float64)
         # A dash covers half its line or more; a digit's strokes cross the diagonal in a few places.
-        dashed = paper_side - _quantile(on_sorted, 0.4)
+        dashed = paper_side - _quantile(on_sorted, 0.4).astype(np.float64)
         step = np.sort(upper - lower)
-        edge = max(_quantile(step, 0.3), -_quantile(step, 0.7))
-        best_line, best_edge = max(best_line, line), max(best_edge, edge)
-        best_dashed = max(best_dashed, dashed)
-    return float(best_line), float(best_edge), float(best_dashed)
+        edge = np.maximum(_quantile(step, 0.3), -_quantile(step, 0.7)).astype(np.float64)
+        best_line, best_edge = np.maximum(best_line, line), np.maximum(best_edge, edge)
+        best_dashed = np.maximum(best_dashed, dashed)
+    return best_line, best_edge, best_dashed
 
 
 #: Share of the cell by which a diagonal may end short of the bottom-right corner (x, y).
 _DIAGONAL_ENDS = ((0.0, 0.0), (0.12, 0.0), (0.0, 0.12))
 
 
-def _quantile(sorted_values: np.ndarray, q: float) -> float:
-    """``np.percentile(values, 100 * q)`` of an already sorted 1-D array (linear interpolation),
-    without numpy's per-call overhead, which dominated this module's time (~8000 calls a page)."""
-    pos = (len(sorted_values) - 1) * q
+def _quantile(sorted_values: np.ndarray, q: float) -> np.ndarray:
+    """``np.percentile(values, 100 * q, axis=-1)`` of values already sorted along their last axis
+    (linear interpolation), without numpy's per-call overhead, and in the values' own type."""
+    n = sorted_values.shape[-1]
+    pos = (n - 1) * q
     lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return float(sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo))
+    hi = min(lo + 1, n - 1)
+    return sorted_values[..., lo] + (sorted_values[..., hi] - sorted_values[..., lo]) * (pos - lo)
 
 
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))

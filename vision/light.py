@@ -93,13 +93,18 @@ def _print_bands(shape: tuple[int, int], lattice: Lattice) -> np.ndarray:
         band[max(int(round(y)) - pad, 0):int(round(y)) + pad + 1, :] = True
     for x in cols:
         band[:, max(int(round(x)) - pad, 0):int(round(x)) + pad + 1] = True
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    # Pixel coordinates as a column and a row, broadcast per cell: a full grid of them cost more
+    # than the bands.
+    yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
     for r in range(len(rows) - 1):
+        ya, yb = rows[r], rows[r + 1]
+        sy = slice(max(int(ya), 0), int(np.ceil(yb)))
+        v = (yy[sy] - ya) / max(yb - ya, 1.0)
         for c in range(len(cols) - 1):
-            ya, yb, xa, xb = rows[r], rows[r + 1], cols[c], cols[c + 1]
-            sl = (slice(max(int(ya), 0), int(np.ceil(yb))), slice(max(int(xa), 0), int(np.ceil(xb))))
-            u = (xx[sl] - xa) / max(xb - xa, 1.0) - (yy[sl] - ya) / max(yb - ya, 1.0)
-            band[sl] |= np.abs(u) * min(xb - xa, yb - ya) < pad * 1.4
+            xa, xb = cols[c], cols[c + 1]
+            sx = slice(max(int(xa), 0), int(np.ceil(xb)))
+            u = (xx[:, sx] - xa) / max(xb - xa, 1.0) - v
+            band[sy, sx] |= np.abs(u) * min(xb - xa, yb - ya) < pad * 1.4
     return band
 
 
@@ -146,23 +151,31 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
     h, w = logl.shape
     rows, cols = np.asarray(lattice.row_edges), np.asarray(lattice.col_edges)
     off = max(4.0, 0.08 * cell)
+    seg = segments.reshape(-1, 4).astype(np.float64)
+    x0s, y0s, x1s, y1s = seg.T
+    lengths = np.hypot(x1s - x0s, y1s - y0s)
+    directions = np.stack([x1s - x0s, y1s - y0s], axis=1) / lengths[:, None]
+    # Along a grid line, a step is a fill the lattice missed by a few pixels.
+    along_row = ((np.abs(directions[:, 0]) > _ALONG_SIDE)
+                 & (np.min(np.abs(rows[None, :] - ((y0s + y1s) / 2)[:, None]), axis=1) < _SIDE_BAND * cell))
+    along_col = ((np.abs(directions[:, 1]) > _ALONG_SIDE)
+                 & (np.min(np.abs(cols[None, :] - ((x0s + x1s) / 2)[:, None]), axis=1) < _SIDE_BAND * cell))
+    # Points every 2 pixels along each run, of all runs at once (most runs are digits and go no
+    # further): at least half of them must be step pixels.
+    ts = [np.arange(0.0, length, 2.0) for length in lengths]
+    counts = [len(t) for t in ts]
+    which = np.repeat(np.arange(len(seg)), counts)
+    t = np.concatenate(ts)
+    px_all, py_all = x0s[which] + t * directions[which, 0], y0s[which] + t * directions[which, 1]
+    on_step = candidate[np.clip(np.rint(py_all).astype(int), 0, h - 1), np.clip(np.rint(px_all).astype(int), 0, w - 1)]
+    mostly_steps = np.bincount(which, weights=on_step, minlength=len(seg)) >= 0.5 * np.array(counts)
+    ends = np.cumsum(counts)[:-1]
+    runs = zip(directions, np.split(px_all, ends), np.split(py_all, ends), np.split(on_step, ends))
     edges = []
-    for x0, y0, x1, y1 in segments.reshape(-1, 4).astype(np.float64):
-        length = np.hypot(x1 - x0, y1 - y0)
-        direction = np.array([x1 - x0, y1 - y0]) / length
+    for (direction, px, py, keep), take in zip(runs, ~along_row & ~along_col & mostly_steps):
+        if not take or _along_diagonals(px, py, direction, rows, cols):
+            continue
         normal = np.array([-direction[1], direction[0]])
-        # Along a grid line, a step is a fill the lattice missed by a few pixels.
-        if abs(normal[1]) > _ALONG_SIDE and np.min(np.abs(rows - (y0 + y1) / 2)) < _SIDE_BAND * cell:
-            continue
-        if abs(normal[0]) > _ALONG_SIDE and np.min(np.abs(cols - (x0 + x1) / 2)) < _SIDE_BAND * cell:
-            continue
-        t = np.arange(0.0, length, 2.0)
-        px, py = x0 + t * direction[0], y0 + t * direction[1]
-        if _along_diagonals(px, py, direction, rows, cols):
-            continue
-        keep = candidate[np.clip(np.rint(py).astype(int), 0, h - 1), np.clip(np.rint(px).astype(int), 0, w - 1)]
-        if keep.sum() < 0.5 * len(t):
-            continue
         px, py = px[keep], py[keep]
         step = _across(logl, px, py, normal, off)  # light side minus the other, point by point
         if np.median(step) < 0:
@@ -174,13 +187,13 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
         far = float(np.median(_across(logl, px, py, normal, _FAR * off)))
         if not 0.6 < far / near < 1.0 / 0.6:
             continue
-        seen = set()
-        for x, y in zip(px, py):
-            r = int(np.clip(np.searchsorted(rows, y) - 1, 0, len(rows) - 2))
-            c = int(np.clip(np.searchsorted(cols, x) - 1, 0, len(cols) - 2))
-            if (r, c) not in seen:
-                seen.add((r, c))
-                edges.append(ShadowEdge(r, c, (float(x), float(y)), (float(normal[0]), float(normal[1])), gain))
+        # One edge per cell crossed, at the run's first point in it.
+        r = np.clip(np.searchsorted(rows, py) - 1, 0, len(rows) - 2)
+        c = np.clip(np.searchsorted(cols, px) - 1, 0, len(cols) - 2)
+        _, first = np.unique(r * len(cols) + c, return_index=True)
+        for j in np.sort(first):
+            edges.append(ShadowEdge(int(r[j]), int(c[j]), (float(px[j]), float(py[j])),
+                                    (float(normal[0]), float(normal[1])), gain))
     return edges
 
 
@@ -194,6 +207,10 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
     size = min(y1 - y0, x1 - x0)
     ys, xs = np.nonzero(candidate[y0:y1, x0:x1])
     if len(xs) < _MIN_EXTENT * size:
+        return None
+    # However a line fits them, points spanning less than the extent asked for below make no
+    # edge; the robust fit is most of this function's time.
+    if np.hypot(np.ptp(xs), np.ptp(ys)) < _MIN_EXTENT * size * 1.5 - 0.01:
         return None
     pts = np.c_[xs + x0, ys + y0].astype(np.float32)
     # Fitted to an even spread of at most _FIT_POINTS of them: as good a line, at a fraction of
