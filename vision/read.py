@@ -415,7 +415,10 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
             return 0, 0
         return int(looked[0, :].sum()), int(looked[:, 0].sum())
 
-    top, left = border_whites(reading)
+    # A lost row (column) of clues leaves the first row (column) of white cells at the border,
+    # and its runs are two cells or more: one white-looking cell there is a clue cell that looked
+    # pale, not a row worth reading again.
+    top, left = (n if n >= 2 else 0 for n in border_whites(reading))
     if not (top or left):
         return geometry, reading
     wider = extend_geometry(geometry, int(top > 0), int(left > 0))
