@@ -153,3 +153,17 @@ def test_clues_that_contradict_a_layout_off_its_symmetry_are_not_called_unsolvab
     assert res.status == "unreadable", res.problems
     misread = set(truth.whites) ^ set(res.reading.whites)
     assert misread and misread <= {cell for cell, kind in res.suspects if kind == "cell"}
+
+
+def test_white_cells_in_a_soft_shadow_are_white_where_the_blocks_carry_a_diagonal():
+    """A pen's soft shadow greys the last column: too soft an edge to divide out, and its white
+    cells are as grey as blocks. This grid prints its blocks like its clue cells, tinted and
+    split by a diagonal; a grey cell with no diagonal and no number is then white paper. A
+    generated photo of a corpus puzzle (its transcription), stored as JPEG; it was unreadable
+    before."""
+    name = "soft_shadow_over_a_column_tinted_blocks_12x10_render"
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    (res,) = solve_image(load_image(IMAGES / f"{name}.jpg"))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)

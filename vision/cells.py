@@ -199,7 +199,56 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         log.debug("cells: %d cells beside a shadow's edge are white paper in its shade", int(shadowed.sum()))
         non_white &= ~shadowed
         confidence = np.where(shadowed, 0.6, confidence)
+    plain = _plain_among_diagonal_blocks(warped, lattice, feats, non_white | forced)
+    if plain.any():
+        log.debug("cells: %d grey cells without a diagonal where the blocks carry one are white", int(plain.sum()))
+        non_white &= ~plain
+        confidence = np.where(plain, 0.6, confidence)
     return _classes(non_white, confidence, forced)
+
+
+#: Blocks printed with a diagonal (the corner cell not counted), at least this many, show a grid
+#: whose every non-white cell carries one.
+_DIAGONAL_BLOCKS = 3
+#: ``CellFeatures.diagonal`` of a cell printed with a diagonal, and of one without.
+_WITH_DIAGONAL, _WITHOUT_DIAGONAL = 0.3, 0.15
+#: How far a cell's tone or colour is from the blocks' for it to be another print.
+_UNLIKE_TONE, _UNLIKE_COLOUR = 0.1, 0.25
+
+
+def _plain_among_diagonal_blocks(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
+                                 non_white: np.ndarray) -> np.ndarray:
+    """Grey cells without a diagonal or a number, in a grid that prints its blocks with a diagonal:
+    white paper in a soft shade.
+
+    Some grids draw every block like a clue cell, split by a diagonal, with no number. A cell
+    with no diagonal there is white, however grey a soft shadow (too soft an edge for
+    ``find_shadow``) makes it. The grid shows its style itself: blocks (non-white cells that head
+    no run) with a diagonal, and none plain and near-black.
+    """
+    none = np.zeros_like(non_white)
+    white = ~non_white
+    heads = np.zeros_like(non_white)
+    heads[:, :-1] |= white[:, 1:]
+    heads[:-1, :] |= white[1:, :]
+    blocks = non_white & ~heads
+    blocks[0, 0] = False  # often drawn with a diagonal whatever the style
+    plain = (non_white & ~_first_row_and_column(non_white.shape) & (feats.diagonal < _WITHOUT_DIAGONAL)
+             & (feats.tone < _SHADE_TONE[1]))
+    drawn = blocks & (feats.diagonal >= _WITH_DIAGONAL)
+    if (np.count_nonzero(drawn) < _DIAGONAL_BLOCKS or not plain.any()
+            or (blocks & (feats.diagonal < _WITHOUT_DIAGONAL) & ~plain).any()):
+        return none
+    # A block whose diagonal merely measured faint (a lattice a little off) looks like the others.
+    plain &= ((np.abs(feats.tone - np.median(feats.tone[drawn])) > _UNLIKE_TONE)
+              | (np.abs(feats.colour - np.median(feats.colour[drawn])) > _UNLIKE_COLOUR))
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    for r, c in zip(*np.nonzero(plain)):
+        x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
+        plain[r, c] = not _number_in_a_corner(_crop(gray, x0, y0, x1, y1, 0.0))
+    if not plain.any() or not _plausible_layout(white | plain):
+        return none
+    return plain
 
 
 #: Tone between white paper and ink: a white cell in a hand's shade, or a grey print.
