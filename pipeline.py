@@ -417,7 +417,7 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
                    f"({_cells_text(unsure[:6])}), and the clues fit it only corrected; check the cells")
         return reading, _not_solved(rec, problem, unsure)
     if not groups:
-        return reading, _misread_not_unsolvable(reading, rec, off)
+        return reading, _misread_not_unsolvable(rec, off)
     solved = []
     choices = itertools.product(*(kinds for _, kinds in groups))
     for choice in itertools.islice(choices, _MAX_VARIANTS):
@@ -450,11 +450,11 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
                    "misread; check those cells")
         doubted = off
     else:
-        return reading, _misread_not_unsolvable(reading, rec, off)
+        return reading, _misread_not_unsolvable(rec, off)
     return reading, _not_solved(rec, problem, doubted)
 
 
-def _misread_not_unsolvable(reading: GridReading, rec: Reconciled, off: tuple[Cell, ...]) -> Reconciled:
+def _misread_not_unsolvable(rec: Reconciled, off: tuple[Cell, ...]) -> Reconciled:
     """``rec``, unless it says the clues contradict each other where the layout is off its
     symmetry: then a cell is more likely misread than the puzzle misprinted (no printed puzzle
     seen had no solution, FACTS.md), and it is reported unreadable with the cells to check."""
