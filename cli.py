@@ -64,7 +64,8 @@ def _output_problem(out: Path, format: str | None) -> str | None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from flat import FLAT_SUFFIXES, entry_from_result, write_flat
+    if args.flat:  # only then: its imports cost a twentieth of a second
+        from flat import FLAT_SUFFIXES, entry_from_result, write_flat
 
     path = Path(args.input)
     start = time.perf_counter()
