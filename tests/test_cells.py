@@ -212,3 +212,22 @@ def test_light_grey_clue_cells_between_white_cells_and_grey_blocks(clue_grey, bl
     kinds = _classes_of_drawn_grid(_drawn_grid(_THREE_TONES, side, 245, 40, draw_cell), side)
     truth = _layout_classes(_THREE_TONES)
     assert (kinds == truth).all(), f"read:\n{kinds}\ntruth:\n{truth}"
+
+
+def test_grey_blocks_stay_blocks_where_a_lattice_a_little_off_makes_some_look_drawn_with_a_diagonal():
+    """A grid of light-grey clue cells and plain light-grey blocks, read with its lattice lines
+    moved by up to 3.4 px (as a bowed page or a border found a little off moves them): some
+    blocks then measure a diagonal from the lines beside them, as in a grid that draws its
+    blocks with one. The plain blocks are still blocks: they look like the others, where a
+    white cell in a shade would not."""
+    from vision.read import straighten_grid
+    from vision.types import Lattice
+
+    truth = transcribed_kinds("site_9x9_b")
+    image = load_image(find_image("site_9x9_b.png"))
+    warped, _, _, lattice = straighten_grid(image, locate_puzzles(image)[0])
+    moved = Lattice(
+        tuple(y + d for y, d in zip(lattice.row_edges, (3.3, 2.3, -0.5, 3.3, 3.2, 0.0, 1.7, 2.8, -0.2, 2.5))),
+        tuple(x + d for x, d in zip(lattice.col_edges, (1.4, -1.4, 1.8, 0.5, -2.8, -0.7, -2.9, -0.2, -0.5, -0.5))))
+    classes = classify_cells(warped, moved)
+    assert list(zip(*np.nonzero((classes.kinds == "white") != (truth == "white")))) == []
