@@ -40,3 +40,18 @@ def load_transcription(image: Path):
     """The puzzle transcribed beside an image: NAME.txt next to NAME.png (or .jpg), parsed."""
     image = Path(image)
     return load_puzzle(image.with_name(image.stem + ".txt"))
+
+
+def assert_solved_as_transcribed(image: Path) -> None:
+    """The one puzzle on ``image`` is solved, read as transcribed beside it (NAME.txt), and its
+    solution is the transcription's."""
+    from pipeline import solve_image
+    from solver.formats import grid_tokens
+    from solver.solve import solve_puzzle
+    from vision.imageio import load_image
+
+    truth = load_transcription(image)
+    (res,) = solve_image(load_image(image))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)

@@ -11,7 +11,7 @@ from solver.solve import solve_puzzle
 from vision.imageio import load_image
 from vision.read import _obeys_runs
 
-from conftest import CORPUS, IMAGES, SAMPLES, load_transcription
+from conftest import CORPUS, IMAGES, SAMPLES, assert_solved_as_transcribed, load_transcription
 
 #: The digits the player typed into the game screenshot, transcribed by eye (row, col from 1).
 _TYPED = {(4, 2): 2, (4, 3): 1, (4, 4): 3, (4, 7): 1, (4, 8): 3, (5, 2): 1, (5, 3): 2, (5, 8): 9}
@@ -41,11 +41,7 @@ def test_large_typed_entries_in_a_grid_with_a_diagonal_in_every_cell_are_not_clu
     player's large typed digits, cut by the band along the diagonal, leave a piece in a corner
     too (the bottom bar of a "3", a tenth of the cell high: this fails when such a sliver counts
     as a number). Rendered from a corpus puzzle (its transcription)."""
-    truth = load_puzzle(IMAGES / "typed_entries_diagonal_in_every_cell_11x11_render.txt")
-    (res,) = solve_image(load_image(IMAGES / "typed_entries_diagonal_in_every_cell_11x11_render.jpg"))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert_solved_as_transcribed(IMAGES / "typed_entries_diagonal_in_every_cell_11x11_render.jpg")
 
 
 #: The digits typed large into the grid below, counted by eye in the picture.
@@ -212,11 +208,7 @@ def test_an_answer_key_has_no_white_cell_alone_in_its_row_and_column():
 def test_white_cells_filled_grey_inside_an_irregular_outline():
     """A generated book's page: no black cells, an irregular outline (bare page inside the grid's
     box), light-grey clue cells, white cells filled dark grey. The bare page is no cell."""
-    truth = load_puzzle(IMAGES / "pdf_page_inverted_9x5.txt")
-    (res,) = solve_image(load_image(IMAGES / "pdf_page_inverted_9x5.png"))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert_solved_as_transcribed(IMAGES / "pdf_page_inverted_9x5.png")
 
 
 def _disc_cell(down: int, across: int, *, side: int = 80, disc: float = 0.42, font_px: int = 16) -> np.ndarray:
@@ -313,11 +305,7 @@ def test_small_blurred_numbers_in_discs_are_read_with_whole_number_templates():
     read "4"). The whole-number template reader weighs in where the glyph reader is unsure; with
     it the grid is read exactly and solved, without it the rules find two readings and report it
     unreadable. Rendered from a corpus puzzle (its transcription)."""
-    truth = load_puzzle(IMAGES / "small_discs_blurred_digits_11x11_render.txt")
-    (res,) = solve_image(load_image(IMAGES / "small_discs_blurred_digits_11x11_render.jpg"))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert_solved_as_transcribed(IMAGES / "small_discs_blurred_digits_11x11_render.jpg")
 
 
 @pytest.mark.parametrize("name", ["rounded_app_light_digits_mauve_12x12_render",
@@ -329,11 +317,7 @@ def test_app_tiles_parted_by_light_gaps_are_read(name):
     tile's border is not the paper of its light digits. Rendered from corpus puzzles (their
     transcriptions). With lattice boundaries on the tiles' edges the monospace grid fails; with
     the border band deciding polarity alone the mauve one does."""
-    truth = load_puzzle(IMAGES / f"{name}.txt")
-    (res,) = solve_image(load_image(IMAGES / f"{name}.jpg"))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
 
 
 def test_clue_cells_too_pale_to_tell_from_white_are_found_by_their_numbers():
@@ -341,22 +325,14 @@ def test_clue_cells_too_pale_to_tell_from_white_are_found_by_their_numbers():
     diagonal) that tone alone takes them for white cells: the runs then grow longer than nine,
     which no Kakuro has, and the light cells with a number in a corner are the clue cells.
     Rendered from a corpus puzzle (its transcription)."""
-    truth = load_puzzle(IMAGES / "two_tone_pale_tints_11x11_render.txt")
-    (res,) = solve_image(load_image(IMAGES / "two_tone_pale_tints_11x11_render.jpg"))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert_solved_as_transcribed(IMAGES / "two_tone_pale_tints_11x11_render.jpg")
 
 
 def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
     """White bold numbers on grey app tiles: a "0" seen a little askew is as round as a disc and its
     hole as large as a digit, so alone it would read "10" as "1". No other number of the grid sits
     in a disc, so none is read as one. Rendered from a corpus puzzle (its transcription)."""
-    truth = load_puzzle(IMAGES / "rounded_app_bold_zeros_9x9_render.txt")
-    (res,) = solve_image(load_image(IMAGES / "rounded_app_bold_zeros_9x9_render.jpg"))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert_solved_as_transcribed(IMAGES / "rounded_app_bold_zeros_9x9_render.jpg")
 
 
 @pytest.mark.parametrize("name", ["dark_page_lighter_clue_cells_9x9_render",
@@ -374,8 +350,4 @@ def test_white_cells_found_where_they_are_not_the_lightest(name):
     - grey blocks in a corner of blocks, no white paper near enough to compare them with: a
       cell with no white cell beside it is no white cell.
     The last three each fail with their rule off."""
-    truth = load_puzzle(IMAGES / f"{name}.txt")
-    (res,) = solve_image(load_image(IMAGES / f"{name}.jpg"))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert_solved_as_transcribed(IMAGES / f"{name}.jpg")

@@ -228,10 +228,7 @@ def _plain_among_diagonal_blocks(warped: np.ndarray, lattice: Lattice, feats: Ce
     """
     none = np.zeros_like(non_white)
     white = ~non_white
-    heads = np.zeros_like(non_white)
-    heads[:, :-1] |= white[:, 1:]
-    heads[:-1, :] |= white[1:, :]
-    blocks = non_white & ~heads
+    blocks = non_white & ~_heads_a_run(non_white)
     blocks[0, 0] = False  # often drawn with a diagonal whatever the style
     plain = (non_white & ~_first_row_and_column(non_white.shape) & (feats.diagonal < _WITHOUT_DIAGONAL)
              & (feats.tone < _SHADE_TONE[1]))
@@ -489,15 +486,20 @@ def _classes(non_white: np.ndarray, confidence: np.ndarray, forced: np.ndarray) 
         non_white |= lone
         confidence = np.where(lone, 0.75, confidence)
     kinds = np.full(non_white.shape, "white", dtype=object)
-    white = ~non_white
-    right_white = np.zeros_like(white)
-    right_white[:, :-1] = white[:, 1:]
-    below_white = np.zeros_like(white)
-    below_white[:-1, :] = white[1:, :]
-    kinds[non_white & (right_white | below_white)] = "clue"
-    kinds[non_white & ~(right_white | below_white)] = "black"
+    heads = _heads_a_run(non_white)
+    kinds[non_white & heads] = "clue"
+    kinds[non_white & ~heads] = "black"
     return CellClasses(kinds=kinds.astype("<U5"), confidence=confidence.astype(np.float32),
                        looked_white=looked_white)
+
+
+def _heads_a_run(non_white: np.ndarray) -> np.ndarray:
+    """Cells with a white cell right of or below them (among the non-white ones, the clues)."""
+    white = ~non_white
+    heads = np.zeros_like(white)
+    heads[:, :-1] |= white[:, 1:]
+    heads[:-1, :] |= white[1:, :]
+    return heads
 
 
 #: Share of the light cells carrying a diagonal, dashed or faint, from which the diagonal is the
