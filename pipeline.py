@@ -34,7 +34,7 @@ from vision.imageio import load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
-from vision.read import (GridReading, complete_clue_border, read_answer_key, read_grid, read_numbers,
+from vision.read import (GridReading, complete_clue_border, look_at_grid, read_answer_key, read_numbers,
                          trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
@@ -222,12 +222,15 @@ def read(image: np.ndarray) -> list[Reading]:
     readings = []
     for geometry in geometries:
         start = time.perf_counter()
-        grid = read_grid(image, geometry, second_opinion=False)
+        # The grid is looked at (straightened, its cells classified) as often as its outline is
+        # in question, and its numbers, which cost most, are read once, on the look kept.
+        look = look_at_grid(image, geometry)
         image_read = image
-        if grid.shadow:
-            image_read, geometry, grid = _relocate_in_even_light(image, geometry, grid)
-        geometry, grid = trim_page_margin(image_read, geometry, grid, second_opinion=False)
-        geometry, grid = complete_clue_border(image_read, geometry, grid, second_opinion=False)
+        if look.shadow:
+            image_read, geometry, look = _relocate_in_even_light(image, geometry, look)
+        geometry, look = trim_page_margin(image_read, geometry, look)
+        geometry, look = complete_clue_border(image_read, geometry, look)
+        grid = read_numbers(look, second_opinion=False)
         readings.append(Reading(image_read, geometry, grid, time.perf_counter() - start))
     return readings
 
@@ -282,7 +285,8 @@ def _check_answer_keys(results: list[PuzzleResult]) -> list[PuzzleResult]:
 
 def _relocate_in_even_light(image: np.ndarray, geometry: GridGeometry, reading: GridReading
                             ) -> tuple[np.ndarray, GridGeometry, GridReading]:
-    """The image with a shadow found across the grid evened out, and the grid found again there.
+    """The image with a shadow found across the grid evened out, and the grid found and looked at
+    (:func:`look_at_grid`) again there.
 
     The shadow's edge is as strong as a grid line to the locator, and the rows in its shadow as
     weak as text: a grid can come out cut short at the edge. Found again in even light, it has
@@ -298,7 +302,7 @@ def _relocate_in_even_light(image: np.ndarray, geometry: GridGeometry, reading: 
     if again and again[0].shape != geometry.shape:
         log.info("grid found again in evened-out light: %dx%d (was %dx%d)", *again[0].shape, *geometry.shape)
         geometry = again[0]
-    return relit, geometry, read_grid(relit, geometry, second_opinion=False)
+    return relit, geometry, look_at_grid(relit, geometry)
 
 
 def _check_reading(reading: GridReading, time_limit_s: float) -> tuple[GridReading, Reconciled]:

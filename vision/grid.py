@@ -611,9 +611,14 @@ def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, c
     """
     cell = (other_edges[-1] - other_edges[0]) / max(len(other_edges) - 1, 1)
     best = (edges, contrast)
+    # A fit spans one of these pairs: counts that no pair divides into cells of about that
+    # length cannot pass, and are not fitted.
+    _, _, pairs = _outer_line_pairs(profile)
     for n in range(MIN_CELLS, MAX_CELLS + 1):
         if n * cell > 1.1 * len(profile):
             break
+        if not any(abs((b - a) / n / cell - 1) <= 0.12 for a, b in pairs):
+            continue
         fitted, score = _fit_edges(profile, n)
         size = (fitted[-1] - fitted[0]) / n
         if abs(size / cell - 1) <= 0.12 and score >= _MIN_CONTRAST_LIKE and score > best[1]:
@@ -1086,33 +1091,37 @@ def _running_max(p: np.ndarray, r: int) -> np.ndarray:
     return cv2.dilate(p.astype(np.float32).reshape(1, -1), np.ones((1, 2 * r + 1), np.uint8)).ravel()
 
 
+def _outer_line_pairs(profile: np.ndarray) -> tuple[np.ndarray, float, list[tuple[float, float]]]:
+    """The profile smoothed, its line strength (99th percentile), and the pairs of lines that
+    may be the grid's outer border: among the first and last few strong lines (a page edge or a
+    rule beside the grid is strong too), widest first, spanning at least 30% of the profile."""
+    p = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 1.0).ravel()
+    top = float(np.percentile(p, 99)) or 1.0
+    peaks = np.nonzero((p >= _running_max(p, 3)) & (p > 0.35 * top))[0]
+    pairs = []
+    if len(peaks) >= 2:
+        for ia in peaks[:3]:
+            for ib in peaks[-3:][::-1]:
+                a, b = _peak_near(p, ia, 3), _peak_near(p, ib, 3)
+                if b - a >= len(p) * 0.3:
+                    pairs.append((a, b))
+    return p, top, pairs
+
+
 def _fit_edges(profile: np.ndarray, n: int | None, open_ends=(None, None)) -> tuple[np.ndarray, float]:
     """Boundary positions along one axis, and a 0..1 score of how well a lattice explains the lines.
 
     ``open_ends`` gives, for the start and the end, the position of an image border that may
     have cut off a row of cells with its outer line (None where the grid is not cut).
     """
-    p = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 1.0).ravel()
+    p, top, pairs = _outer_line_pairs(profile)
     L = len(p)
-    top = float(np.percentile(p, 99)) or 1.0
-    # Outer border: among the first and last few strong lines (a page edge or a rule beside
-    # the grid is strong too), the pair whose lattice explains the lines best.
-    pmax = _running_max(p, 3)
-    peaks = np.nonzero((p >= pmax) & (p > 0.35 * top))[0]
-    if len(peaks) < 2:
-        return np.array([0.0, float(L - 1)]), 0.0
     best = (0.0, None, None, None)
-    for ia in peaks[:3]:
-        for ib in peaks[-3:][::-1]:
-            a, b = _peak_near(p, ia, 3), _peak_near(p, ib, 3)
-            if b - a < L * 0.3:
-                continue
-            m, score = _count_cells(p, a, b, top, n)
-            # A wider lattice wins a near tie: an inner pair also explains its own lines.
-            if m is not None and score > best[0] + 0.08:
-                best = (score, m, a, b)
-            if best[0] >= 0.9:
-                break
+    for a, b in pairs:
+        m, score = _count_cells(p, a, b, top, n)
+        # A wider lattice wins a near tie: an inner pair also explains its own lines.
+        if m is not None and score > best[0] + 0.08:
+            best = (score, m, a, b)
         if best[0] >= 0.9:
             break
     contrast, m, a, b = best

@@ -367,15 +367,15 @@ def _obeys_runs(whites: set[Cell], digits: dict[Cell, int]) -> bool:
 _MARGIN_SHARE = 0.75
 
 
-def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading,
-                     **read_options) -> tuple[GridGeometry, GridReading]:
+def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading
+                     ) -> tuple[GridGeometry, GridReading]:
     """Drop a row or column at the grid's edge in which every cell looks like white paper.
 
     A grid printed with a paper margin, photographed on a desk as dark as its blocks, shows the
     margin as one more row or column of cells between two dark edges. No Kakuro has such a row
     or column: the first ones hold only clues, and a last one all white would be a run without
-    a clue. The grid is read again without it, and that reading is kept when its own first row
-    and column hold no white-looking cell.
+    a clue. The grid is looked at again without it (:func:`look_at_grid`: no number is read), and
+    that look is kept when its own first row and column hold no white-looking cell.
     """
     classes = reading.classes
     looked = classes.looked_white if classes is not None else None
@@ -392,22 +392,21 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     trimmed = trim_geometry(geometry, **edges)
     look = look_at_grid(image, trimmed)
     looked = look.classes.looked_white
-    if look.doubt is None and (looked is None or not looked.any()):
-        again = read_numbers(look, **read_options)
-        if again.sides:
-            log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
-            return trimmed, again
+    if look.doubt is None and (looked is None or not looked.any()) and look.clue_cells:
+        log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
+        return trimmed, look
     return geometry, reading
 
 
-def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: GridReading,
-                         **read_options) -> tuple[GridGeometry, GridReading]:
+def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: GridReading
+                         ) -> tuple[GridGeometry, GridReading]:
     """Add the first row or column of clue cells when the lattice lost it; else return as given.
 
     A Kakuro's first row and first column hold no white cell: each white cell has a clue above
     it and one to its left. White cells there mean the lattice began a row or column late, as
-    where clue triangles stand on a black page with no line closing them off. The grid is read
-    again one row (column) wider, and that reading is kept only when it obeys the rule.
+    where clue triangles stand on a black page with no line closing them off. The grid is looked
+    at again one row (column) wider (no number is read), and that look is kept only when it obeys
+    the rule.
     """
     def border_whites(rd: GridReading) -> tuple[int, int]:
         looked = rd.classes.looked_white if rd.classes is not None else None
@@ -422,13 +421,11 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
     if not (top or left):
         return geometry, reading
     wider = extend_geometry(geometry, int(top > 0), int(left > 0))
-    # Its layout is judged before its numbers are read: most wider grids tried are not kept.
     look = look_at_grid(image, wider)
-    if look.doubt is None and len(look.whites) > len(reading.whites) and border_whites(look) == (0, 0):
-        again = read_numbers(look, **read_options)
-        if again.sides:
-            log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
-            return wider, again
+    if look.doubt is None and len(look.whites) > len(reading.whites) and border_whites(look) == (0, 0) \
+            and look.clue_cells:
+        log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
+        return wider, look
     return geometry, reading
 
 
