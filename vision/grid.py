@@ -1234,8 +1234,8 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray
     cell = float(min(np.median(np.diff(rows)), np.median(np.diff(cols))))
     resp_h, resp_v = _line_responses(warped_gray, cell)
     # Vertical lines (x as a function of y) are searched in row bands, horizontal ones in columns.
-    col_curves = _follow_lines(resp_v, cols, rows, cell)
-    row_curves = _follow_lines(resp_h.T, rows, cols, cell)
+    col_curves = _follow_bowed_lines(resp_v, cols, rows, cell)
+    row_curves = _follow_bowed_lines(resp_h.T, rows, cols, cell)
     corners = np.zeros((len(rows), len(cols), 2))
     for i in range(len(rows)):
         for j in range(len(cols)):
@@ -1254,6 +1254,23 @@ def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
     if cell <= 0:
         return float("inf")
     return float(np.percentile(np.linalg.norm(corners_xy - ideal, axis=-1), 90)) / cell
+
+
+def mesh_bow(corners_xy: np.ndarray, lattice: Lattice) -> float:
+    """How far (in cells) the mesh's outer lines bend away from the straight line between their
+    ends (a border found off, or leaning, is straight: no bend)."""
+    cell = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+    if cell <= 0:
+        return float("inf")
+    bends = []
+    for line in (corners_xy[0], corners_xy[-1], corners_xy[:, 0], corners_xy[:, -1]):
+        a, b = line[0], line[-1]
+        chord = b - a
+        length = float(np.hypot(*chord))
+        if length > 0:
+            offset = line - a
+            bends.append(float(np.abs(chord[0] * offset[:, 1] - chord[1] * offset[:, 0]).max()) / length)
+    return max(bends, default=0.0) / cell
 
 
 def homography_from_mesh(corners_xy: np.ndarray, lattice: Lattice) -> np.ndarray | None:
@@ -1326,11 +1343,52 @@ def _line_responses(gray: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarr
     return resp_h, resp_v
 
 
-def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: float) -> np.ndarray:
+#: How far (in cells) an outer line may bow or lean off the lattice before the inner lines are
+#: searched for again along the outer ones' course.
+BOW_CELLS = 0.25
+
+
+def _follow_bowed_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: float) -> np.ndarray:
+    """:func:`_follow_lines`, and where the outer lines it finds bow away from the lattice (a page
+    curling off the desk bends every line alike, by up to a cell in the middle), followed again
+    from the course the outer lines give the inner ones; the curves on more line ink are kept.
+
+    The inner lines cannot be found near their straight places there: one bowed by more than
+    half a cell lies nearer its neighbour's place than its own. The outer lines, the grid's
+    border, are the strongest, and are followed to where they bend.
+    """
+    curves = _follow_lines(resp, edges, bands, cell)
+    if len(edges) < 3:
+        return curves
+    band_mid = (bands[:-1] + bands[1:]) / 2
+    first, last = (np.polyval(curves[k], band_mid) - edges[k] for k in (0, -1))
+    if max(np.abs(first).max(), np.abs(last).max()) < BOW_CELLS * cell:
+        return curves
+    # Each inner line takes the outer lines' course, blended by where it lies between them.
+    t = (edges - edges[0]) / (edges[-1] - edges[0])
+    start = (1 - t)[:, None] * (curves[0] - [0, 0, edges[0]]) + t[:, None] * (curves[-1] - [0, 0, edges[-1]])
+    start[:, 2] += edges
+    again = _follow_lines(resp, edges, bands, cell, start=start)
+    return again if _curve_support(resp, again, bands) > _curve_support(resp, curves, bands) else curves
+
+
+def _curve_support(resp: np.ndarray, curves: np.ndarray, bands: np.ndarray) -> float:
+    """The line response summed along every curve, from the first band's start to the last's end."""
+    H, W = resp.shape
+    y = np.arange(max(0, int(bands[0])), min(H, int(bands[-1]) + 1))
+    x = np.rint(np.array([np.polyval(c, y) for c in curves])).astype(int)
+    inside = (x >= 0) & (x < W)
+    return float(resp[np.broadcast_to(y, x.shape)[inside], x[inside]].sum())
+
+
+def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: float,
+                  start: np.ndarray | None = None) -> np.ndarray:
     """Polynomial coefficients (np.polyval order, degree 2) of each line ``x = f(y)``.
 
     ``resp`` holds the response to lines running along axis 0; ``edges`` are the lines' approximate
     positions along axis 1 and ``bands`` the boundaries of the stretches they are searched in.
+    ``start``, (n_lines, 3), is the course each line is first searched along (default: ``edges``,
+    straight).
     """
     n_lines, n_bands = len(edges), len(bands) - 1
     H, W = resp.shape
@@ -1338,9 +1396,11 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
     band_lo = np.clip(np.round(bands[:-1] + inset).astype(int), 0, H - 1)
     band_hi = np.clip(np.round(bands[1:] - inset).astype(int), 1, H)
     band_mid = (bands[:-1] + bands[1:]) / 2
-    curves = np.zeros((n_lines, 3))
-    curves[:, 2] = edges
-    guess = np.tile(edges[:, None], (1, n_bands)).astype(np.float64)
+    if start is None:
+        start = np.zeros((n_lines, 3))
+        start[:, 2] = edges
+    curves = start.astype(np.float64)
+    guess = np.array([np.polyval(c, band_mid) for c in curves])
     ok = np.zeros(n_lines, bool)
     for radius in (0.4 * cell, 0.15 * cell):
         pos = np.full((n_lines, n_bands), np.nan)
@@ -1371,12 +1431,16 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
         ok = np.zeros(n_lines, bool)
         for k in range(n_lines):
             fit = None
+            # What is fitted is the line's offset from its starting course: where bands show no
+            # line (black cells), a bowed course keeps its bend instead of a straight extrapolation.
+            along = np.polyval(start[k], band_mid)
             for _ in range(3):
                 valid = np.isfinite(pos[k]) & (strength[k] > 0.3 * typical)
-                fit = _robust_polyfit(band_mid[valid], pos[k, valid], strength[k, valid], cell,
+                fit = _robust_polyfit(band_mid[valid], pos[k, valid] - along[valid], strength[k, valid], cell,
                                       span=bands[-1] - bands[0])
                 if fit is None:
                     break
+                fit = fit + start[k]
                 # Take, band by band, the peak nearest the fitted course, and fit again.
                 moved = False
                 course = np.polyval(fit, band_mid)
@@ -1393,14 +1457,15 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
             if fit is not None:
                 new_curves[k] = fit
                 ok[k] = True
-        _keep_spacing(new_curves, ok, pos, strength, peaks, band_mid, typical, cell, span=bands[-1] - bands[0])
+        _keep_spacing(new_curves, ok, pos, strength, peaks, band_mid, typical, cell, span=bands[-1] - bands[0],
+                      start=start)
         # Lines without evidence keep their place relative to their nearest found neighbours.
         if ok.any() and not ok.all():
             good = np.nonzero(ok)[0]
-            offsets = new_curves[good] - np.column_stack([np.zeros((len(good), 2)), edges[good]])
+            offsets = new_curves[good] - start[good]
             for k in np.nonzero(~ok)[0]:
                 off = np.array([np.interp(k, good, offsets[:, d]) for d in range(3)])
-                new_curves[k] = off + np.array([0.0, 0.0, edges[k]])
+                new_curves[k] = off + start[k]
         elif not ok.any():
             return curves
         curves = new_curves
@@ -1408,7 +1473,7 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
     return curves
 
 
-def _keep_spacing(curves, ok, pos, strength, peaks, band_mid, typical, cell, span) -> None:
+def _keep_spacing(curves, ok, pos, strength, peaks, band_mid, typical, cell, span, start) -> None:
     """Refit, in place, a line that strays from halfway between its neighbours onto peaks there.
 
     Pen digits written in one column of cells line up and can be followed as if they were a
@@ -1437,9 +1502,9 @@ def _keep_spacing(curves, ok, pos, strength, peaks, band_mid, typical, cell, spa
         if sum(alt_w) < support / 3:
             continue
         t, x = np.array(alt_pos).T
-        fit = _robust_polyfit(t, x, np.array(alt_w), cell, span)
+        fit = _robust_polyfit(t, x - np.polyval(start[k], t), np.array(alt_w), cell, span)
         if fit is not None:
-            curves[k] = fit
+            curves[k] = fit + start[k]
 
 
 def _robust_polyfit(t: np.ndarray, x: np.ndarray, w: np.ndarray, cell: float, span: float):

@@ -10,8 +10,8 @@ import numpy as np
 from solver.model import Cell, SideReading, run_cells
 
 from .cells import classify_cells, layout_run_lengths, too_many_single_runs
-from .grid import (GridGeometry, extend_geometry, homography_from_mesh, mesh_irregularity, refine_lattice_mesh,
-                   remap_to_mesh, trim_geometry)
+from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_irregularity,
+                   refine_lattice_mesh, remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
 from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness,
                   read_clues_glyph, read_clues_two_readers, read_given_digits, read_givens, split_clue_cell)
@@ -121,9 +121,10 @@ class GridReading:
         return ink_likeness(pieces[0], pieces[1])
 
 
-def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX
-                        ) -> tuple[np.ndarray, np.ndarray, Lattice]:
-    """Warp the grid so that an average cell is ``cell_px`` pixels a side.
+def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int = READ_CELL_PX,
+                        margin_px: int = 0) -> tuple[np.ndarray, np.ndarray, Lattice]:
+    """Warp the grid so that an average cell is ``cell_px`` pixels a side, with ``margin_px`` of
+    the image around it.
 
     Returns the rectified image, its homography from source pixels, and the lattice scaled to it.
     """
@@ -131,13 +132,14 @@ def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int 
     n_rows, n_cols = lat.shape
     sy = cell_px * n_rows / max(lat.row_edges[-1] - lat.row_edges[0], 1.0)
     sx = cell_px * n_cols / max(lat.col_edges[-1] - lat.col_edges[0], 1.0)
-    S = np.diag([sx, sy, 1.0])
+    margin = margin_px
+    S = np.array([[sx, 0.0, margin], [0.0, sy, margin], [0.0, 0.0, 1.0]])
     H = S @ geometry.H
-    h = int(round(geometry.warped_size[0] * sy))
-    w = int(round(geometry.warped_size[1] * sx))
+    h = int(round(geometry.warped_size[0] * sy)) + 2 * margin
+    w = int(round(geometry.warped_size[1] * sx)) + 2 * margin
     warped = cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_AREA if min(sx, sy) < 1 else cv2.INTER_CUBIC,
                                  borderMode=cv2.BORDER_REPLICATE)
-    lattice = Lattice(tuple(y * sy for y in lat.row_edges), tuple(x * sx for x in lat.col_edges))
+    lattice = Lattice(tuple(y * sy + margin for y in lat.row_edges), tuple(x * sx + margin for x in lat.col_edges))
     return warped, H, lattice
 
 
@@ -200,6 +202,12 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     # against a single homography), then read from a copy in which every cell is square.
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
     corners_xy = refine_lattice_mesh(gray, lattice)
+    if mesh_bow(corners_xy, lattice) > BOW_CELLS:
+        # The outline of a bowed page cuts the middle of its outer rows (or columns), whose
+        # lines then bend out of the frame: follow them again in a frame half a cell wider.
+        warped, H, lattice = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
+        gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+        corners_xy = refine_lattice_mesh(gray, lattice)
     irregularity = mesh_irregularity(corners_xy, lattice)
     if irregularity > _REFIT_IRREGULARITY:
         # The outline may be off in a corner: straighten by the crossings most lines agree on and
