@@ -231,3 +231,39 @@ def test_grey_blocks_stay_blocks_where_a_lattice_a_little_off_makes_some_look_dr
         tuple(x + d for x, d in zip(lattice.col_edges, (1.4, -1.4, 1.8, 0.5, -2.8, -0.7, -2.9, -0.2, -0.5, -0.5))))
     classes = classify_cells(warped, moved)
     assert list(zip(*np.nonzero((classes.kinds == "white") != (truth == "white")))) == []
+
+
+#: A 7x7 layout ("#" a block, "c" a clue cell, "." white) whose left half a soft shadow greys.
+_SOFT_SHADOW_LAYOUT = ["##cc###",
+                       "#c..cc#",
+                       "#c....c",
+                       "c..c...",
+                       "c...c..",
+                       "#c....#",
+                       "###c..#"]
+
+
+@pytest.mark.parametrize("depth, soft", [(0.5, 1.5), (0.55, 2.0), (0.6, 3.0)])
+def test_white_cells_in_a_broad_soft_shadow_are_told_from_blocks_by_their_neighbours(depth, soft):
+    """Dark grey blocks and clue cells (light numbers, no diagonal) on white paper, the left half
+    in a shadow ``depth`` deep whose edge is about ``soft`` cells wide: its white cells are as
+    dark as the lit blocks a few cells away. Beside each other, paper and print keep their
+    contrast in any shade."""
+    from PIL import ImageFont
+
+    side = 48
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", side // 3)
+
+    def draw_cell(draw, kind: str, x0: int, y0: int) -> None:
+        if kind in "#c":
+            draw.rectangle([x0, y0, x0 + side, y0 + side], fill=100)
+        if kind == "c":
+            draw.text((x0 + 0.7 * side, y0 + 0.3 * side), "15", fill=235, font=font, anchor="mm")
+
+    image = _drawn_grid(_SOFT_SHADOW_LAYOUT, side, 240, 150, draw_cell).astype(np.float32)
+    x = np.arange(image.shape[1], dtype=np.float32) / side
+    light = 1 - depth / (1 + np.exp((x - 3.5) / (soft / 4)))
+    shaded = np.clip(image * light[None, :], 0, 255).astype(np.uint8)
+    kinds = _classes_of_drawn_grid(shaded, side)
+    truth = _layout_classes(_SOFT_SHADOW_LAYOUT)
+    assert ((kinds == "white") == (truth == "white")).all(), f"read:\n{kinds}\ntruth:\n{truth}"

@@ -164,3 +164,11 @@ def test_a_bowed_page_on_a_dark_desk_is_straightened_along_its_bent_lines():
     puzzle (its transcription), stored as JPEG; 13 of its 38 clues were unreadable before."""
     assert_solved_as_transcribed(IMAGES / "bowed_page_on_dark_desk_11x11_render.jpg")
 
+
+def test_white_cells_in_a_broad_soft_shadow_are_told_from_blocks_by_their_neighbours():
+    """A broad soft shadow greys the left half of a grid of dark green blocks with light numbers
+    and no diagonals: its white cells there are darker than the lit blocks, and its edge too soft
+    to divide out. Beside each other, paper and print keep their contrast in any shade. A
+    generated photo of a corpus puzzle (its transcription), stored as JPEG; it was unreadable
+    before (its layout taken for no Kakuro)."""
+    assert_solved_as_transcribed(IMAGES / "broad_soft_shadow_dark_green_blocks_7x7_render.jpg")

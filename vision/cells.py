@@ -41,12 +41,15 @@ class CellFeatures:
     colour : how far the cell's paper tint is from the white cells' tint (tinted clue cells).
     dashed : strength of a line along 60% of the diagonal: a dashed or broken one counts too, a
         digit crossing it does not.
+    paper : the cell's paper grey level (0..255), and ``ink`` the image's darkest ink level.
     """
 
     tone: np.ndarray
     diagonal: np.ndarray
     colour: np.ndarray
     dashed: np.ndarray | None = None
+    paper: np.ndarray | None = None
+    ink: float = 0.0
 
 
 def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
@@ -133,7 +136,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     ref = np.median(tint[lightest], axis=0)
     colour = np.linalg.norm(tint - ref, axis=2)
     return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1),
-                        dashed=np.clip(diag_dashed / span, 0, 1))
+                        dashed=np.clip(diag_dashed / span, 0, 1), paper=paper, ink=ink)
 
 
 def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequence[ShadowEdge] | None = None
@@ -199,6 +202,12 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         log.debug("cells: %d cells beside a shadow's edge are white paper in its shade", int(shadowed.sum()))
         non_white &= ~shadowed
         confidence = np.where(shadowed, 0.6, confidence)
+    soft = _white_in_a_soft_shade(warped, lattice, feats, non_white | forced)
+    if soft.any():
+        log.debug("cells: %d grey cells lighter than a block beside them are white paper in a soft shade",
+                  int(soft.sum()))
+        non_white &= ~soft
+        confidence = np.where(soft, 0.6, confidence)
     plain = _plain_among_diagonal_blocks(warped, lattice, feats, non_white | forced)
     if plain.any():
         log.debug("cells: %d grey cells without a diagonal where the blocks carry one are white", int(plain.sum()))
@@ -364,6 +373,97 @@ def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndar
             if best_key is None or key < best_key:
                 best, best_key = white, key
     return best
+
+
+def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
+                           non_white: np.ndarray) -> np.ndarray:
+    """Grey cells with no diagonal and no number that their neighbours show to be white paper
+    in a soft shade.
+
+    A broad soft shadow can grey half a grid, its white cells there darker than the lit blocks a
+    few cells away, and its edge too soft for ``find_shadow``. Light multiplies paper and ink
+    alike and changes little from one cell to the next: beside each other, white paper and a
+    block keep the ratio of their tones in any shade (``_labels_by_neighbour_contrast``).
+    """
+    none = np.zeros_like(non_white)
+    forced = _first_row_and_column(non_white.shape)
+    grey = (non_white & ~forced & (feats.diagonal < _WITHOUT_DIAGONAL)
+            & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
+    if not grey.any():
+        return none
+    labels = _labels_by_neighbour_contrast(feats)
+    # The labels must read as a Kakuro themselves: print along the first row and column, and
+    # white cells in runs (a box of text or of another puzzle's cells does not).
+    if (labels is None or np.mean(labels[forced] < 0) < 1 - _WHITE_IN_FIRST_ROW_AND_COLUMN
+            or not _plausible_layout((labels > 0) & ~forced)):
+        return none
+    grey &= labels > 0
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    for r, c in zip(*np.nonzero(grey)):
+        x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
+        grey[r, c] = not _number_in_a_corner(_crop(gray, x0, y0, x1, y1, 0.0))
+    if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
+        return none
+    return grey
+
+
+def _labels_by_neighbour_contrast(feats: CellFeatures) -> np.ndarray | None:
+    """Each cell +1 (paper) or -1 (print) by its tone against the cells beside it; 0 where
+    nothing says; None where the neighbours' ratios show no two prints.
+
+    The ratios of neighbours' tones fall in two groups, about 1 (the same print) and the
+    print's contrast; the image's own split of the two says which pairs differ. A cell clearly
+    lighter than a neighbour (and clearly darker than none) is paper, one clearly darker is
+    print; a cell no such pair labels takes the label of the neighbours it matches.
+    """
+    if feats.paper is None:
+        return None
+    level = np.log(np.maximum(feats.paper.astype(np.float64), 1.0))
+    steps = [(level[:, 1:] - level[:, :-1], (slice(None), slice(1, None)), (slice(None), slice(None, -1))),
+             (level[1:, :] - level[:-1, :], (slice(1, None), slice(None)), (slice(None, -1), slice(None)))]
+    jumps = np.abs(np.concatenate([d.ravel() for d, _, _ in steps]))
+    if len(jumps) < 8:
+        return None
+    apart = _otsu(jumps)
+    if apart < _PRINT_CONTRAST or np.median(jumps[jumps > apart]) < 2 * np.median(jumps[jumps <= apart]) + apart / 2:
+        return None
+    lighter = np.zeros(level.shape, int)
+    darker = np.zeros(level.shape, int)
+    for d, second, first in steps:
+        lighter[second] += d > apart
+        darker[first] += d > apart
+        lighter[first] += d < -apart
+        darker[second] += d < -apart
+    labels = np.where((lighter > 0) & (darker == 0), 1, np.where((darker > 0) & (lighter == 0), -1, 0))
+    for _ in range(max(level.shape)):
+        votes = np.zeros(level.shape)
+        for d, second, first in steps:
+            same = np.abs(d) <= apart
+            votes[second] += np.where(same, labels[first], 0)
+            votes[first] += np.where(same, labels[second], 0)
+        unsure = labels == 0
+        if not (unsure & (votes != 0)).any():
+            break
+        labels = np.where(unsure, np.sign(votes).astype(int), labels)
+    return labels
+
+
+#: Least log-ratio of neighbouring cells' tones that tells print from paper (1.5 : 1).
+_PRINT_CONTRAST = float(np.log(1.5))
+
+
+def _otsu(values: np.ndarray) -> float:
+    """The threshold that best splits ``values`` in two groups (Otsu), over their sorted values."""
+    v = np.sort(values)
+    n = len(v)
+    k = np.arange(1, n)
+    left = np.cumsum(v)[:-1]
+    w0, w1 = k / n, (n - k) / n
+    m0 = left / k
+    m1 = (v.sum() - left) / (n - k)
+    between = w0 * w1 * (m0 - m1) ** 2
+    i = int(np.argmax(between))
+    return float((v[i] + v[i + 1]) / 2)
 
 
 def _lone_cells(non_white: np.ndarray) -> np.ndarray:
