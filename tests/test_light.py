@@ -172,3 +172,13 @@ def test_white_cells_in_a_broad_soft_shadow_are_told_from_blocks_by_their_neighb
     generated photo of a corpus puzzle (its transcription), stored as JPEG; it was unreadable
     before (its layout taken for no Kakuro)."""
     assert_solved_as_transcribed(IMAGES / "broad_soft_shadow_dark_green_blocks_7x7_render.jpg")
+
+
+def test_a_clue_column_lost_in_a_soft_shade_is_found_by_the_paper_beside_it():
+    """A soft shade over the left of a grid of green blocks with thin light numbers: the first
+    column of clue cells, dark in the shade beside the text, is lost to the lattice, and the
+    white cells left in the lattice's first column are as grey and as tinted as print. Beside
+    the print they are clearly lighter: the grid is looked at one column wider, where the layout
+    holds. A generated photo of a corpus puzzle (its transcription), stored as JPEG; 10 of its
+    36 clues were unreadable before."""
+    assert_solved_as_transcribed(IMAGES / "clue_column_lost_in_a_soft_shade_11x11_render.jpg")

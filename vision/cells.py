@@ -213,7 +213,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         log.debug("cells: %d grey cells without a diagonal where the blocks carry one are white", int(plain.sum()))
         non_white &= ~plain
         confidence = np.where(plain, 0.6, confidence)
-    return _classes(non_white, confidence, forced)
+    return _classes(non_white, confidence, forced, _border_paper_by_contrast(feats, forced))
 
 
 #: Blocks printed with a diagonal (the corner cell not counted), at least this many, show a grid
@@ -407,6 +407,32 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
     return grey
 
 
+def _border_paper_by_contrast(feats: CellFeatures, forced: np.ndarray) -> np.ndarray:
+    """Cells of the first row and column with no diagonal that their neighbours show to be paper
+    (``_labels_by_neighbour_contrast``), where the labels read as a Kakuro one row or column on.
+
+    In a shade, white paper can be as grey and as tinted as print: a row of white cells at the
+    border (the lattice lost the clue cells before it, dark in the same shade) does not look
+    white, yet it is lighter than the print beside it. Such cells make ``complete_clue_border``
+    look at the grid one row or column wider, where the layout decides.
+    """
+    none = np.zeros_like(forced)
+    labels = _labels_by_neighbour_contrast(feats)
+    if labels is None:
+        return none
+    paper = forced & (labels > 0) & (feats.diagonal < _WITHOUT_DIAGONAL)
+    paper[0, 0] = False
+    top, left = int(paper[0].sum()), int(paper[:, 0].sum())
+    if max(top, left) < 2:
+        return none
+    # Read one row (column) on, where the lost clues would stand, the labels lay out a Kakuro.
+    white = labels > 0
+    shifted = np.zeros((white.shape[0] + (top >= 2), white.shape[1] + (left >= 2)), bool)
+    shifted[shifted.shape[0] - white.shape[0]:, shifted.shape[1] - white.shape[1]:] = white
+    shifted &= ~_first_row_and_column(shifted.shape)
+    return paper if _plausible_layout(shifted) else none
+
+
 def _labels_by_neighbour_contrast(feats: CellFeatures) -> np.ndarray | None:
     """Each cell +1 (paper) or -1 (print) by its tone against the cells beside it; 0 where
     nothing says; None where the neighbours' ratios show no two prints.
@@ -575,9 +601,15 @@ def _split(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return score > threshold, np.clip(0.5 + np.abs(score - threshold) / spread, 0, 1)
 
 
-def _classes(non_white: np.ndarray, confidence: np.ndarray, forced: np.ndarray) -> CellClasses:
-    """Non-white cells with a white cell right of or below them are clues, the rest black."""
+def _classes(non_white: np.ndarray, confidence: np.ndarray, forced: np.ndarray,
+             paper_at_border: np.ndarray | None = None) -> CellClasses:
+    """Non-white cells with a white cell right of or below them are clues, the rest black.
+
+    ``looked_white`` holds the cells of the first row and column that looked white, or that
+    ``paper_at_border`` shows to be paper otherwise."""
     looked_white = forced & ~non_white
+    if paper_at_border is not None:
+        looked_white |= paper_at_border
     confidence = np.where(looked_white, 0.3, confidence)
     non_white = non_white | forced
     lone = _lone_cells(non_white)
