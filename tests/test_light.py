@@ -82,6 +82,19 @@ def test_a_deep_soft_shadow_never_gives_a_wrong_solution(name, depth, angle):
             assert grid_tokens(result.puzzle) == grid_tokens(truth)
 
 
+@pytest.mark.parametrize("name, depth, angle", [("guardian1244_photo_edited.jpg", 0.55, 30),
+                                                ("guardian1244_photo_edited.jpg", 0.6, 200),
+                                                ("wikipedia_8x8.png", 0.6, 200)])
+def test_white_cells_deep_in_a_soft_shadow_over_a_real_grid_are_read_by_their_neighbours(name, depth, angle):
+    """Of the deep soft shadows above, these leave white cells as grey as print but still
+    clearly lighter than the print beside them: read by that contrast, the grid is solved as
+    transcribed (all three were unreadable before)."""
+    truth = load_transcription(SAMPLES / name)
+    [result] = solve_image(_cast_soft_shadow(load_image(SAMPLES / name), depth, angle))
+    assert result.status == "solved", result.problems
+    assert grid_tokens(result.puzzle) == grid_tokens(truth)
+
+
 @pytest.mark.parametrize("name", ["wikipedia_8x8.png", "site_german_10x10.png", "guardian1244_photo_a.jpg",
                                   "book_page_curl_photo.jpg", "times2046_photo_handfilled.png"])
 def test_no_shadow_is_found_where_the_light_is_even(name):
