@@ -202,7 +202,9 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         log.debug("cells: %d cells beside a shadow's edge are white paper in its shade", int(shadowed.sum()))
         non_white &= ~shadowed
         confidence = np.where(shadowed, 0.6, confidence)
-    soft = _white_in_a_soft_shade(warped, lattice, feats, non_white | forced)
+    # Which cells are paper or print by their contrast with the next, in any light.
+    contrast = _labels_by_neighbour_contrast(feats)
+    soft = _white_in_a_soft_shade(warped, lattice, feats, non_white | forced, contrast)
     if soft.any():
         log.debug("cells: %d grey cells lighter than a block beside them are white paper in a soft shade",
                   int(soft.sum()))
@@ -213,7 +215,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         log.debug("cells: %d grey cells without a diagonal where the blocks carry one are white", int(plain.sum()))
         non_white &= ~plain
         confidence = np.where(plain, 0.6, confidence)
-    return _classes(non_white, confidence, forced, _border_paper_by_contrast(feats, forced))
+    return _classes(non_white, confidence, forced, _border_paper_by_contrast(feats, forced, contrast))
 
 
 #: Blocks printed with a diagonal (the corner cell not counted), at least this many, show a grid
@@ -376,14 +378,15 @@ def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndar
 
 
 def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
-                           non_white: np.ndarray) -> np.ndarray:
+                           non_white: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
     """Grey cells with no diagonal and no number that their neighbours show to be white paper
     in a soft shade.
 
     A broad soft shadow can grey half a grid, its white cells there darker than the lit blocks a
     few cells away, and its edge too soft for ``find_shadow``. Light multiplies paper and ink
     alike and changes little from one cell to the next: beside each other, white paper and a
-    block keep the ratio of their tones in any shade (``_labels_by_neighbour_contrast``).
+    block keep the ratio of their tones in any shade: ``labels`` are those of
+    ``_labels_by_neighbour_contrast``.
     """
     none = np.zeros_like(non_white)
     forced = _first_row_and_column(non_white.shape)
@@ -391,7 +394,6 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
             & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
     if not grey.any():
         return none
-    labels = _labels_by_neighbour_contrast(feats)
     # The labels must read as a Kakuro themselves: print along the first row and column, and
     # white cells in runs (a box of text or of another puzzle's cells does not).
     if (labels is None or np.mean(labels[forced] < 0) < 1 - _WHITE_IN_FIRST_ROW_AND_COLUMN
@@ -407,9 +409,10 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
     return grey
 
 
-def _border_paper_by_contrast(feats: CellFeatures, forced: np.ndarray) -> np.ndarray:
+def _border_paper_by_contrast(feats: CellFeatures, forced: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
     """Cells of the first row and column with no diagonal that their neighbours show to be paper
-    (``_labels_by_neighbour_contrast``), where the labels read as a Kakuro one row or column on.
+    (``labels`` of ``_labels_by_neighbour_contrast``), where the labels read as a Kakuro one row
+    or column on.
 
     In a shade, white paper can be as grey and as tinted as print: a row of white cells at the
     border (the lattice lost the clue cells before it, dark in the same shade) does not look
@@ -417,7 +420,6 @@ def _border_paper_by_contrast(feats: CellFeatures, forced: np.ndarray) -> np.nda
     look at the grid one row or column wider, where the layout decides.
     """
     none = np.zeros_like(forced)
-    labels = _labels_by_neighbour_contrast(feats)
     if labels is None:
         return none
     paper = forced & (labels > 0) & (feats.diagonal < _WITHOUT_DIAGONAL)

@@ -1343,8 +1343,9 @@ def _line_responses(gray: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarr
     return resp_h, resp_v
 
 
-#: How far (in cells) an outer line may bow or lean off the lattice before the inner lines are
-#: searched for again along the outer ones' course.
+#: How far (in cells) an outer line may stray before the grid is taken for bowed: off the lattice
+#: (bowed or leaning), the inner lines are searched for again along the outer ones' course; off
+#: the straight line between its own ends (bent), it is followed again in a wider frame.
 BOW_CELLS = 0.25
 
 

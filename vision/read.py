@@ -132,14 +132,14 @@ def rectify_for_reading(image: np.ndarray, geometry: GridGeometry, cell_px: int 
     n_rows, n_cols = lat.shape
     sy = cell_px * n_rows / max(lat.row_edges[-1] - lat.row_edges[0], 1.0)
     sx = cell_px * n_cols / max(lat.col_edges[-1] - lat.col_edges[0], 1.0)
-    margin = margin_px
-    S = np.array([[sx, 0.0, margin], [0.0, sy, margin], [0.0, 0.0, 1.0]])
+    S = np.array([[sx, 0.0, margin_px], [0.0, sy, margin_px], [0.0, 0.0, 1.0]])
     H = S @ geometry.H
-    h = int(round(geometry.warped_size[0] * sy)) + 2 * margin
-    w = int(round(geometry.warped_size[1] * sx)) + 2 * margin
+    h = int(round(geometry.warped_size[0] * sy)) + 2 * margin_px
+    w = int(round(geometry.warped_size[1] * sx)) + 2 * margin_px
     warped = cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_AREA if min(sx, sy) < 1 else cv2.INTER_CUBIC,
                                  borderMode=cv2.BORDER_REPLICATE)
-    lattice = Lattice(tuple(y * sy + margin for y in lat.row_edges), tuple(x * sx + margin for x in lat.col_edges))
+    lattice = Lattice(tuple(y * sy + margin_px for y in lat.row_edges),
+                      tuple(x * sx + margin_px for x in lat.col_edges))
     return warped, H, lattice
 
 
