@@ -250,10 +250,7 @@ def _plain_among_diagonal_blocks(warped: np.ndarray, lattice: Lattice, feats: Ce
     # A block whose diagonal merely measured faint (a lattice a little off) looks like the others.
     plain &= ((np.abs(feats.tone - np.median(feats.tone[drawn])) > _UNLIKE_TONE)
               | (np.abs(feats.colour - np.median(feats.colour[drawn])) > _UNLIKE_COLOUR))
-    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
-    for r, c in zip(*np.nonzero(plain)):
-        x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
-        plain[r, c] = not _number_in_a_corner(_crop(gray, x0, y0, x1, y1, 0.0))
+    plain &= ~_numbered(warped, lattice, plain)
     if not plain.any() or not _plausible_layout(white | plain):
         return none
     return plain
@@ -278,9 +275,7 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     beside it, and taking it for white leaves a Kakuro layout.
     """
     none = np.zeros_like(non_white)
-    forced = _first_row_and_column(non_white.shape)
-    grey = (non_white & ~forced & (feats.diagonal < 0.15)
-            & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
+    grey = _plain_grey(feats, non_white)
     if not grey.any():
         return none
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
@@ -291,11 +286,11 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
         return none
     near_edge = cv2.dilate(edge_cells.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     lightest = _darkest_nearby(255 - gray)  # a light line, as a dark one in the negative
+    # A clue cell in the shade, its diagonal too faint to count; a block with a light diagonal.
+    grey &= ~_numbered(warped, lattice, grey)
     for r, c in zip(*np.nonzero(grey)):
         x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
-        # A clue cell in the shade, its diagonal too faint to count; a block with a light diagonal.
-        grey[r, c] = (not _number_in_a_corner(_crop(gray, x0, y0, x1, y1, 0.0))
-                      and _diagonal(lightest, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL)
+        grey[r, c] = _diagonal(lightest, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL
     n, labels = cv2.connectedComponents(grey.astype(np.uint8), connectivity=8)
     shaded = np.zeros_like(non_white)
     for i in range(1, n):
@@ -390,8 +385,7 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
     """
     none = np.zeros_like(non_white)
     forced = _first_row_and_column(non_white.shape)
-    grey = (non_white & ~forced & (feats.diagonal < _WITHOUT_DIAGONAL)
-            & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
+    grey = _plain_grey(feats, non_white)
     if not grey.any():
         return none
     # The labels must read as a Kakuro themselves: print along the first row and column, and
@@ -400,10 +394,7 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
             or not _plausible_layout((labels > 0) & ~forced)):
         return none
     grey &= labels > 0
-    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
-    for r, c in zip(*np.nonzero(grey)):
-        x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
-        grey[r, c] = not _number_in_a_corner(_crop(gray, x0, y0, x1, y1, 0.0))
+    grey &= ~_numbered(warped, lattice, grey)
     if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
         return none
     return grey
@@ -557,13 +548,7 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     grey = white & (tone > level + max(_GREY_APART, 6 * spread))
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
-    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
-    numbered = np.zeros_like(non_white)
-    for r, c in zip(*np.nonzero(grey)):
-        numbered[r, c] = _number_in_a_corner(_crop(gray, lattice.col_edges[c], lattice.row_edges[r],
-                                                   lattice.col_edges[c + 1], lattice.row_edges[r + 1], 0.0),
-                                             diagonal_line=feats.diagonal[r, c] >= _SOME_DIAGONAL)
-    return numbered
+    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL)
 
 
 #: White cells printed this grey (or darker) are filled, not paper (a generated book's style).
@@ -693,6 +678,27 @@ _CORNER_H = (0.15, 0.45)
 #: A cell's diagonal measure (``CellFeatures.diagonal``) from which it may carry a diagonal line.
 _SOME_DIAGONAL = 0.05
 _CORNER_DIAGONAL = np.abs(np.subtract.outer(np.arange(_CORNER_S), np.arange(_CORNER_S))) <= _CORNER_BAND * _CORNER_S
+
+
+def _plain_grey(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
+    """Non-white cells past the first row and column with no diagonal and a tone between paper
+    and ink: white paper in a shade, or a grey print."""
+    return (non_white & ~_first_row_and_column(non_white.shape) & (feats.diagonal < _WITHOUT_DIAGONAL)
+            & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
+
+
+def _numbered(warped: np.ndarray, lattice: Lattice, cells: np.ndarray,
+              diagonal_line: np.ndarray | None = None) -> np.ndarray:
+    """Which of ``cells`` carry a number in a corner (:func:`_number_in_a_corner`, its
+    ``diagonal_line`` given per cell, default True)."""
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    numbered = np.zeros_like(cells)
+    for r, c in zip(*np.nonzero(cells)):
+        numbered[r, c] = _number_in_a_corner(
+            _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1],
+                  0.0),
+            diagonal_line=True if diagonal_line is None else bool(diagonal_line[r, c]))
+    return numbered
 
 
 def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool:

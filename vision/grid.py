@@ -1231,7 +1231,7 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray
         warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
     rows = np.asarray(lattice.row_edges, np.float64)
     cols = np.asarray(lattice.col_edges, np.float64)
-    cell = float(min(np.median(np.diff(rows)), np.median(np.diff(cols))))
+    cell = _cell_size(lattice)
     resp_h, resp_v = _line_responses(warped_gray, cell)
     # Vertical lines (x as a function of y) are searched in row bands, horizontal ones in columns.
     col_curves = _follow_bowed_lines(resp_v, cols, rows, cell)
@@ -1247,10 +1247,15 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray
     return corners
 
 
+def _cell_size(lattice: Lattice) -> float:
+    """The lattice's typical cell side: the smaller of its median row height and column width."""
+    return float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+
+
 def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
     """How far (in cells) the worst tenth of the mesh's crossings lie from the lattice's."""
     ideal = np.stack(np.meshgrid(lattice.col_edges, lattice.row_edges), axis=-1)
-    cell = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+    cell = _cell_size(lattice)
     if cell <= 0:
         return float("inf")
     return float(np.percentile(np.linalg.norm(corners_xy - ideal, axis=-1), 90)) / cell
@@ -1259,7 +1264,7 @@ def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
 def mesh_bow(corners_xy: np.ndarray, lattice: Lattice) -> float:
     """How far (in cells) the mesh's outer lines bend away from the straight line between their
     ends (a border found off, or leaning, is straight: no bend)."""
-    cell = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+    cell = _cell_size(lattice)
     if cell <= 0:
         return float("inf")
     bends = []
@@ -1283,7 +1288,7 @@ def homography_from_mesh(corners_xy: np.ndarray, lattice: Lattice) -> np.ndarray
     Returns None when too few crossings agree on one perspective.
     """
     ideal = np.stack(np.meshgrid(lattice.col_edges, lattice.row_edges), axis=-1).reshape(-1, 2)
-    cell = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+    cell = _cell_size(lattice)
     H, inliers = cv2.findHomography(corners_xy.reshape(-1, 2).astype(np.float32), ideal.astype(np.float32),
                                     cv2.RANSAC, 0.1 * cell)
     if H is None or inliers is None or inliers.sum() < 0.5 * len(ideal):

@@ -200,14 +200,12 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     warped, H, lattice = rectify_for_reading(image, geometry)
     # Follow each grid line (a bowed page or a border found a third of a cell off shifts cells
     # against a single homography), then read from a copy in which every cell is square.
-    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
-    corners_xy = refine_lattice_mesh(gray, lattice)
+    corners_xy = refine_lattice_mesh(warped, lattice)
     if mesh_bow(corners_xy, lattice) > BOW_CELLS:
         # The outline of a bowed page cuts the middle of its outer rows (or columns), whose
         # lines then bend out of the frame: follow them again in a frame half a cell wider.
         warped, H, lattice = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
-        gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
-        corners_xy = refine_lattice_mesh(gray, lattice)
+        corners_xy = refine_lattice_mesh(warped, lattice)
     irregularity = mesh_irregularity(corners_xy, lattice)
     if irregularity > _REFIT_IRREGULARITY:
         # The outline may be off in a corner: straighten by the crossings most lines agree on and
@@ -217,8 +215,7 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
             H2 = H_fix @ H
             warped2 = cv2.warpPerspective(image, H2, (warped.shape[1], warped.shape[0]), flags=cv2.INTER_CUBIC,
                                           borderMode=cv2.BORDER_REPLICATE)
-            gray2 = cv2.cvtColor(warped2, cv2.COLOR_BGR2GRAY) if warped2.ndim == 3 else warped2
-            corners2 = refine_lattice_mesh(gray2, lattice)
+            corners2 = refine_lattice_mesh(warped2, lattice)
             if mesh_irregularity(corners2, lattice) < irregularity:
                 log.info("grid re-rectified by its mesh (irregularity %.2f -> %.2f cell)",
                          irregularity, mesh_irregularity(corners2, lattice))
