@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
+from . import cpsat
 from .combos import sum_range
 from .model import Cell, Clue, Direction, Puzzle, SideKey, SideReading, Solution, run_cells
 from .solve import solve_puzzle
@@ -112,7 +113,7 @@ class _ReadingSearch:
     """
 
     def __init__(self, whites, givens, runs, options, costs, fixed, work: float):
-        from ortools.sat.python import cp_model  # imported here: most puzzle files never need it
+        cp_model = cpsat.cp_model()  # loaded here: most puzzle files never need it
 
         self._cp = cp_model
         self.work_left = work

@@ -23,6 +23,7 @@ import logging
 import time
 
 
+from . import cpsat
 from .combos import _table
 from .model import Cell, Puzzle, Solution
 
@@ -275,8 +276,8 @@ def _cpsat(grid: _Grid, masks: list[int], cells: list[int], limit: int,
            time_limit_s: float) -> tuple[list[dict[int, int]], bool]:
     """CP-SAT over one component's open cells: up to ``limit`` solutions, and whether the
     search space was exhausted (so fewer than ``limit`` is all there are)."""
-    # Imported here: ortools pulls in pandas (~0.4 s), and most puzzles never reach CP-SAT.
-    from ortools.sat.python import cp_model
+    # Loaded here: most puzzles never reach CP-SAT.
+    cp_model = cpsat.cp_model()
 
     class _StopAt(cp_model.CpSolverSolutionCallback):
         def __init__(self, variables: dict, limit: int):

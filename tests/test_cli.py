@@ -160,3 +160,26 @@ def test_huge_image_is_refused_before_decoding(tmp_path, capsys):
 def test_pdf_goes_to_batch(capsys):
     code, _, err = run(["solve", SAMPLES / "printable_4x7x7_with_givens_a.pdf"], capsys)
     assert code == ExitCode.input_file and "kakuro batch" in err
+
+
+def test_cp_sat_loads_without_pandas_and_pandas_stays_importable():
+    # OR-Tools' cp_model imports pandas (half a second of every command) for helpers the solver
+    # never calls. Loaded through solver.cpsat it must solve without pandas, and leave a later
+    # ``import pandas`` the real one.
+    code = """
+import sys
+from solver.cpsat import cp_model
+cp = cp_model()
+model = cp.CpModel()
+x, y = model.NewIntVar(1, 9, "x"), model.NewIntVar(1, 9, "y")
+model.Add(x + y == 17)
+model.AddAllDifferent([x, y])
+solver = cp.CpSolver()
+assert solver.Solve(model) == cp.OPTIMAL
+print(sorted([solver.Value(x), solver.Value(y)]), "pandas" in sys.modules)
+import pandas
+print(callable(pandas.DataFrame), pandas.DataFrame({"a": [1, 2]})["a"].sum())
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == ["[8, 9] False", "True 3"]

@@ -265,3 +265,16 @@ def test_a_grid_whose_ink_joins_the_page_edge_is_still_found():
     truth = dict(solve_puzzle(load_puzzle(SAMPLES / "times2046_photo_handfilled.txt")).values)
     for res in solve_image(image):
         assert res.status != "solved" or dict(res.solution.values) == truth
+
+
+def test_peaks_near_every_index_matches_one_at_a_time():
+    # The line follower finds sub-pixel peaks for a whole band at once; each must be what the
+    # one-index search gives there (the search it replaced), ties and edges included.
+    from vision.grid import _peak_near, _peaks_near
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        n = int(rng.integers(3, 120))
+        profile = (rng.random(n) * (rng.random(n) > 0.3)).astype(np.float32)
+        if trial % 2:
+            profile = np.round(profile, 1).astype(np.float32)  # plateaus: ties for the maximum
+        assert _peaks_near(profile, 1.5).tolist() == [float(_peak_near(profile, j, 1.5)) for j in range(n)]

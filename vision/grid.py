@@ -1087,6 +1087,24 @@ def _peak_near(profile: np.ndarray, pos: float, radius: float) -> float:
     return float(i)
 
 
+def _peaks_near(profile: np.ndarray, radius: float) -> np.ndarray:
+    """:func:`_peak_near` at every index of a float32 profile at once (the same values)."""
+    n = len(profile)
+    reach = math.ceil(radius)
+    pad = np.full(reach, -np.inf, profile.dtype)
+    windows = np.lib.stride_tricks.sliding_window_view(np.concatenate([pad, profile, pad]), 2 * reach + 1)
+    i = np.arange(n) - reach + windows.argmax(axis=1)
+    at = i.astype(np.float64)
+    inner = np.nonzero((i > 0) & (i < n - 1))[0]
+    j = i[inner]
+    a, b, c = profile[j - 1], profile[j], profile[j + 1]
+    den = a - 2 * b + c
+    bent = den < 0
+    # In float32, as the scalar version computes it.
+    at[inner[bent]] = j[bent].astype(np.float32) + 0.5 * (a[bent] - c[bent]) / den[bent]
+    return at
+
+
 def _running_max(p: np.ndarray, r: int) -> np.ndarray:
     return cv2.dilate(p.astype(np.float32).reshape(1, -1), np.ones((1, 2 * r + 1), np.uint8)).ravel()
 
@@ -1318,11 +1336,9 @@ def remap_to_mesh(image: np.ndarray, corners_xy: np.ndarray, cell_px: int,
     i = np.clip(np.floor(v).astype(int), 0, n_rows - 1)
     s = (u - j)[None, :, None]
     t = (v - i)[:, None, None]
-    p00 = corners_xy[i][:, j]
-    p01 = corners_xy[i][:, j + 1]
-    p10 = corners_xy[i + 1][:, j]
-    p11 = corners_xy[i + 1][:, j + 1]
-    src = (1 - t) * ((1 - s) * p00 + s * p01) + t * ((1 - s) * p10 + s * p11) - 0.5
+    # Along every line of corners first (small), then between the two lines round each row.
+    along = (1 - s) * corners_xy[:, j] + s * corners_xy[:, j + 1]
+    src = (1 - t) * along[i] + t * along[i + 1] - 0.5
     map_x = src[..., 0].astype(np.float32)
     map_y = src[..., 1].astype(np.float32)
     regular = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -1419,19 +1435,23 @@ def _follow_lines(resp: np.ndarray, edges: np.ndarray, bands: np.ndarray, cell: 
                 continue
             prof = resp[band_lo[b]:band_hi[b]].mean(axis=0)
             prof = cv2.GaussianBlur(prof.reshape(1, -1), (0, 0), 1.0).ravel()
+            # Peaks and their sub-pixel places once per band; each line's window takes its share.
+            at = _peaks_near(prof, 1.5)
+            tops = np.nonzero((prof[1:-1] >= prof[:-2]) & (prof[1:-1] >= prof[2:]) & (prof[1:-1] > 0))[0] + 1
+            top_at, top_value = at[tops].tolist(), prof[tops].tolist()
             for k in range(n_lines):
                 lo = max(0, math.floor(guess[k, b] - radius))
                 hi = min(W, math.ceil(guess[k, b] + radius) + 1)
                 if hi - lo < 3:
                     continue
+                first, last = np.searchsorted(tops, (lo + 1, hi - 1))
+                peaks[(k, b)] = list(zip(top_at[first:last], top_value[first:last]))
                 seg = prof[lo:hi]
-                inner = np.nonzero((seg[1:-1] >= seg[:-2]) & (seg[1:-1] >= seg[2:]) & (seg[1:-1] > 0))[0] + 1
-                peaks[(k, b)] = [(_peak_near(prof, lo + i, 1.5), float(seg[i])) for i in inner]
                 m = int(np.argmax(seg))
                 if m == 0 or m == len(seg) - 1:
                     continue  # rising into the window edge: the line is further out, or absent
                 strength[k, b] = seg[m]
-                pos[k, b] = _peak_near(prof, lo + m, 1.5)
+                pos[k, b] = at[lo + m]
         typical = np.median(strength[strength > 0]) if np.any(strength > 0) else 0.0
         new_curves = curves.copy()
         ok = np.zeros(n_lines, bool)

@@ -837,24 +837,21 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
                       ) -> tuple[list[np.ndarray], list[NumberRead]]:
     """Every cell's down and across halves (at the first binarisation level), and their reads
     merged over all levels; both lists run down0, across0, down1, across1, ..."""
-    # Discs are looked for at the middle level first: the search costs more than the split.
-    probe = len(WEAK_LEVELS) // 2
     per_cell = [_split_levels(c, WEAK_LEVELS) for c in cells]
-    splits = [[(at[k], _disc_digits(c, at[k], level) if k == probe else (None, None))
-               for c, at in zip(cells, per_cell)] for k, level in enumerate(WEAK_LEVELS)]
-    levels = [[h for plain, _ in split for h in plain] for split in splits]
+    levels = [[h for at in per_cell for h in at[k]] for k in range(len(WEAK_LEVELS))]
     flat = _read_many([_job(h) for halves in levels for h in halves], clf)
     n = len(levels[0])
     halves, reads = list(levels[0]), [_merge_levels(flat[i::n]) for i in range(n)]
-    probed = [h for _, discs in splits[probe] for h in discs]
-    numbered = sum(1 for i in range(n) if reads[i].value is not None or probed[i] is not None)
-    if sum(h is not None for h in probed) >= _DISC_PROBE_SHARE * numbered > 0:
-        splits = [split if k == probe else [(plain, _disc_digits(c, plain, level))
-                                            for c, (plain, _) in zip(cells, split)]
-                  for k, (level, split) in enumerate(zip(WEAK_LEVELS, splits))]
+    # Discs are looked for at the middle level first: the search costs more than the split.
+    probe = len(WEAK_LEVELS) // 2
+    probed = _probe_discs(cells, [at[probe] for at in per_cell], WEAK_LEVELS[probe], reads)
+    in_disc = []
+    if probed is not None:
+        in_disc = [probed if k == probe else
+                   [h for c, at in zip(cells, per_cell) for h in _disc_digits(c, at[k], level)]
+                   for k, level in enumerate(WEAK_LEVELS)]
     # A number printed in a disc is, to the plain reading, a round blot with holes: read the
     # holes as the digits where a half holds a disc, and keep that where it is the surer reading.
-    in_disc = [[h for _, discs in split for h in discs] for split in splits]
     with_disc = [i for i in range(n) if any(level[i] is not None for level in in_disc)]
     # A grid prints its numbers in discs throughout or not at all. Alone, a bold "0" seen a
     # little askew is as round as a disc and its hole as big as a digit: only where most of the
@@ -887,6 +884,31 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
             if other.value is not None and best_probability(other) >= _FLIPPED_MIN_P:
                 halves[i], reads[i] = flipped[0][k], other
     return halves, reads
+
+
+def _probe_discs(cells: Sequence[np.ndarray], split: Sequence[tuple[np.ndarray, np.ndarray]], level: float,
+                 reads: Sequence[NumberRead]) -> list[np.ndarray | None] | None:
+    """The digits in a disc in each half (down0, across0, down1, ...) at one level, where at
+    least ``_DISC_PROBE_SHARE`` of the numbered halves (read as a number, or holding a disc)
+    hold one; else None.
+
+    Most grids hold no discs: the search stops once the share cannot be met even if every half
+    not yet searched holds one. Cells read as numbers are searched first, as they count most.
+    """
+    read = [r.value is not None for r in reads]
+    found: list[np.ndarray | None] = [None] * len(read)
+    # The share's margin as it stands (each disc +1, each numbered half -share), and the most
+    # the halves not yet searched can still add to it (a disc in each: 1 - share).
+    margin, left = 0.0, len(read)
+    for j in sorted(range(len(cells)), key=lambda j: -(read[2 * j] + read[2 * j + 1])):
+        if margin + (1 - _DISC_PROBE_SHARE) * left < 0:
+            return None
+        for i, digits in zip((2 * j, 2 * j + 1), _disc_digits(cells[j], split[j], level)):
+            found[i] = digits
+            margin += (digits is not None) - _DISC_PROBE_SHARE * (read[i] or digits is not None)
+            left -= 1
+    numbered = sum(1 for i in range(len(read)) if read[i] or found[i] is not None)
+    return found if sum(h is not None for h in found) >= _DISC_PROBE_SHARE * numbered > 0 else None
 
 
 #: The template reader's share when its probabilities are mixed with the glyph reader's.
