@@ -77,8 +77,15 @@ def _score(results, truths, corners):
         near = _near(results, truth_xy)
         res = near[0] if near else None
         truth_tokens = grid_tokens(puzzle)
-        if res is None or res.puzzle is None or (res.puzzle.n_rows, res.puzzle.n_cols) != (puzzle.n_rows, puzzle.n_cols):
+        if res is None or res.puzzle is None:
             scores.append((False, 0.0, False, False))
+            continue
+        if (res.puzzle.n_rows, res.puzzle.n_cols) != (puzzle.n_rows, puzzle.n_cols):
+            # Another shape solved (a frame read as a border of blocks, a row lost) is right only
+            # where it holds the true white cells, shifted, and their true digits; else wrong.
+            solved = res.status == "solved" and res.solution is not None
+            right = solved and _shifted_solution_right(res, puzzle, values)
+            scores.append((False, 0.0, right, solved and not right))
             continue
         tokens = grid_tokens(res.puzzle)
         cells = [a == b for ra, rb in zip(tokens, truth_tokens) for a, b in zip(ra, rb)]
@@ -86,6 +93,17 @@ def _score(results, truths, corners):
         right = solved and dict(res.solution.values) == {c: v for c, v in values.items() if c in puzzle.whites}
         scores.append((tokens == truth_tokens, sum(cells) / len(cells), right, solved and not right))
     return scores
+
+
+def _shifted_solution_right(res, puzzle, values) -> bool:
+    """Whether a solution read on a grid of another shape is the true one, shifted."""
+    read_whites = set(res.puzzle.whites)
+    for dr in range(-puzzle.n_rows, res.puzzle.n_rows + 1):
+        for dc in range(-puzzle.n_cols, res.puzzle.n_cols + 1):
+            if {(r + dr, c + dc) for r, c in puzzle.whites} == read_whites:
+                got = dict(res.solution.values)
+                return all(got.get((r + dr, c + dc)) == values[(r, c)] for r, c in puzzle.whites)
+    return False
 
 
 def _report_miss(folder: Path, tier: str, k: int, image: np.ndarray, results) -> None:

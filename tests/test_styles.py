@@ -351,3 +351,25 @@ def test_white_cells_found_where_they_are_not_the_lightest(name):
       cell with no white cell beside it is no white cell.
     The last three each fail with their rule off."""
     assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
+
+
+def test_app_grid_whose_border_is_grey_blocks_is_found_whole():
+    """A small app screenshot: grey blocks and dark clue tiles all round the border blur its outer
+    lines, so that the white tiles inside make the clearest lattice (4x10 of a 6x12). The whole
+    grid continues that lattice with cells of the same size and is taken."""
+    assert_solved_as_transcribed(IMAGES / "rounded_app_grey_blocks_round_the_border_6x12_render.png")
+
+
+@pytest.mark.slow
+def test_a_lattice_across_a_puzzle_and_its_answer_key_gives_way_to_both():
+    """A photographed book page: a puzzle and its answer grid side by side at different heights.
+    A lattice also runs from the middle of the puzzle across the answer grid, as clear as each;
+    it cuts the puzzle's grid in two, so it is no grid around them: each is found on its own."""
+    image = IMAGES / "answer_key_beside_its_puzzle_lattice_across_both_7x7_render.jpg"
+    truth = load_transcription(image)
+    results = solve_image(load_image(image))
+    assert [r.status for r in results] == ["solved", "answer-key"]
+    solved, key = results
+    assert grid_tokens(solved.puzzle) == grid_tokens(truth)
+    assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
+    assert key.answer_to == (0, True)

@@ -115,15 +115,21 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
     small, scale = downscale_for_detection(gray, _DETECT_SIDE)
     found = []
     for options in _candidate_quads(small):
-        probes = [p for p in (_probe(small, q) for q in options) if p is not None]
+        # A blob's line quad and hull quad often coincide: each distinct quad is probed once.
+        distinct = list({q.tobytes(): q for q in options}.values())
+        probes = [p for p in (_probe(small, q) for q in distinct) if p is not None]
         if not probes:
             continue
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one that holds at least the best one's rows and columns. (An upright box
         # around a tilted grid scores nearly as well with its lattice a column off.)
+        # A quad that holds the clearest one and continues its lattice (cells of the same size)
+        # is the same grid with the rows the clearest one cut off (grey blocks round an app's
+        # grid blur its border lines): it may score a little lower still.
         best = max(probes, key=lambda p: p[1])
-        quad_xy, contrast, shape = max((p for p in probes if p[1] >= best[1] - 0.05
-                                        and p[2][0] >= best[2][0] and p[2][1] >= best[2][1]),
+        quad_xy, contrast, shape = max((p for p in probes if p[2][0] >= best[2][0] and p[2][1] >= best[2][1]
+                                        and (p[1] >= best[1] - 0.05
+                                             or p[1] >= best[1] - _EXTENSION_SLACK and _continues(p, best))),
                                        key=lambda p: cv2.contourArea(p[0]))
         # The others, clearest first, stand in where the chosen one cannot be refined into a
         # grid (a quad that took in the text beside the grid as a dozen more columns).
@@ -139,6 +145,32 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
                 geometries.append(geom)
                 break
     return _reading_order(geometries)
+
+
+#: How much lower a quad that continues the clearest one's lattice may score (see locate_puzzles).
+_EXTENSION_SLACK = 0.1
+
+
+def _continues(big, small) -> bool:
+    """Whether probe ``big`` holds probe ``small`` and has cells of its size (within 8%) both ways:
+    the same lattice with more rows or columns."""
+    (bq, _, (b_rows, b_cols)), (sq, _, (s_rows, s_cols)) = big, small
+    if (b_rows, b_cols) == (s_rows, s_cols):
+        return False
+    b_w, b_h = _side_lengths(bq)
+    s_w, s_h = _side_lengths(sq)
+    if abs((b_w / b_cols) / (s_w / s_cols) - 1) > 0.08 or abs((b_h / b_rows) / (s_h / s_rows) - 1) > 0.08:
+        return False
+    tolerance = 0.3 * min(s_w / s_cols, s_h / s_rows)
+    hull = bq.reshape(-1, 1, 2).astype(np.float32)
+    return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in sq)
+
+
+def _side_lengths(quad_xy: np.ndarray) -> tuple[float, float]:
+    """Mean width and height of a quad (tl, tr, br, bl)."""
+    q = np.asarray(quad_xy, np.float64)
+    return (float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2,
+            float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2)
 
 
 def extend_geometry(geometry: GridGeometry, top: int = 0, left: int = 0) -> GridGeometry:
@@ -566,9 +598,7 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
         log.debug("candidate rejected: %dx%d contrast %.2f", n_rows, n_cols, contrast)
         return None
     # Cells narrower than a few source pixels cannot hold digits: texture, not a grid.
-    src_w, src_h = (
-        (np.linalg.norm(quad_xy[1] - quad_xy[0]) + np.linalg.norm(quad_xy[2] - quad_xy[3])) / 2,
-        (np.linalg.norm(quad_xy[3] - quad_xy[0]) + np.linalg.norm(quad_xy[2] - quad_xy[1])) / 2)
+    src_w, src_h = _side_lengths(quad_xy)
     if min(src_w / n_cols, src_h / n_rows) < 6:
         log.debug("candidate rejected: %dx%d cells too small", n_rows, n_cols)
         return None
@@ -872,8 +902,8 @@ def _apply_h(H: np.ndarray, pts_xy: np.ndarray) -> np.ndarray:
 
 
 #: Two or more grids side by side (a puzzle and its answer grid, one cell apart) also make one
-#: lattice around both, less clear than each: it gives way to them where they are clearer by this
-#: much and cover this share of it.
+#: lattice around both, or across parts of both: it gives way to them where they cover this share
+#: of it and are clearer by this much, or about as clear with one reaching out of it.
 _SIDE_BY_SIDE_CLEARER = 0.1
 _SIDE_BY_SIDE_COVER = 0.8
 
@@ -881,7 +911,7 @@ _SIDE_BY_SIDE_COVER = 0.8
 def _drop_nested(found):
     """Of quads that overlap, keep the one with the clearer lattice (a frame holds no lattice)."""
     keep = []
-    inside: dict[int, list] = {}  # clearer quads inside a kept one, by its index
+    inside: dict[int, list] = {}  # quads about as clear or clearer inside a kept one, by its index
     for item in sorted(found, key=lambda f: -cv2.contourArea(f[0])):
         quad_xy, contrast = item[0], item[1]
         poly = quad_xy.reshape(-1, 1, 2)
@@ -904,18 +934,32 @@ def _drop_nested(found):
                     # As clear, counted differently (a row more or less in the same outline):
                     # printed cells are square.
                     keep[k] = item
-                elif not same and contrast >= kc + _SIDE_BY_SIDE_CLEARER:
+                elif not same and contrast >= kc - _SIDE_BY_SIDE_CLEARER:
                     inside.setdefault(k, []).append(item)
                 break
         if not dup:
             keep.append(item)
     for k, items in sorted(inside.items(), reverse=True):
-        parts = _drop_nested(items)
-        if len(parts) >= 2 and all(p[1] >= keep[k][1] + _SIDE_BY_SIDE_CLEARER for p in parts) and \
-                sum(cv2.contourArea(p[0]) for p in parts) >= _SIDE_BY_SIDE_COVER * cv2.contourArea(keep[k][0]):
-            log.debug("a %dx%d lattice is %d grids side by side", *keep[k][2], len(parts))
-            keep[k:k + 1] = parts
+        big = keep[k]
+        # The grids give way where they are clearer, or about as clear where one reaches out of
+        # the lattice (one that cuts a clear grid in two is not a lattice around it).
+        clearer = [p for p in items if p[1] >= big[1] + _SIDE_BY_SIDE_CLEARER]
+        for parts, reaching_out in ((_drop_nested(clearer), False), (_drop_nested(items), True)):
+            if len(parts) >= 2 and sum(cv2.contourArea(p[0]) for p in parts) >= \
+                    _SIDE_BY_SIDE_COVER * cv2.contourArea(big[0]) and \
+                    (not reaching_out or any(_sticks_out(p, big) for p in parts)):
+                log.debug("a %dx%d lattice is %d grids side by side", *big[2], len(parts))
+                keep[k:k + 1] = parts
+                break
     return keep
+
+
+def _sticks_out(part, big) -> bool:
+    """Whether the grid of probe ``part`` reaches half a cell or more out of ``big``'s outline."""
+    width, height = _side_lengths(part[0])
+    cell = min(width / part[2][1], height / part[2][0])
+    outline = big[0].reshape(-1, 1, 2).astype(np.float32)
+    return min(cv2.pointPolygonTest(outline, (float(x), float(y)), True) for x, y in part[0]) < -0.5 * cell
 
 
 def _squareness(quad_xy: np.ndarray, shape: tuple[int, int]) -> float:
