@@ -172,7 +172,16 @@ class GlyphClassifier:
         # The binarisation levels often cut the very same glyph: each distinct one is run once.
         keys = np.concatenate([images.reshape(len(images), -1),
                                log_aspect.astype(np.float32).view(np.uint8).reshape(len(images), -1)], axis=1)
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        # In the order np.unique(keys, axis=0) gives (the rows' bytes, compared as strings), but
+        # by hashing: numpy sorts the rows element by element, a tenth of this reader's time.
+        rows = [row.tobytes() for row in keys]
+        first_of: dict[bytes, int] = {}
+        for k, row in enumerate(rows):
+            first_of.setdefault(row, k)
+        order = sorted(first_of)
+        first = np.array([first_of[row] for row in order], np.int64)
+        rank = {row: j for j, row in enumerate(order)}
+        inverse = np.array([rank[row] for row in rows], np.int64)
         images, log_aspect = images[first], log_aspect[first]
         probs = []
         for i in range(0, len(images), _BATCH):

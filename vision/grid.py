@@ -123,14 +123,16 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one that holds at least the best one's rows and columns. (An upright box
         # around a tilted grid scores nearly as well with its lattice a column off.)
-        # A quad that holds the clearest one and continues its lattice (cells of the same size)
-        # is the same grid with the rows the clearest one cut off (grey blocks round an app's
-        # grid blur its border lines): it may score a little lower still.
         best = max(probes, key=lambda p: p[1])
-        quad_xy, contrast, shape = max((p for p in probes if p[2][0] >= best[2][0] and p[2][1] >= best[2][1]
-                                        and (p[1] >= best[1] - 0.05
-                                             or p[1] >= best[1] - _EXTENSION_SLACK and _continues(p, best))),
-                                       key=lambda p: cv2.contourArea(p[0]))
+        chosen = max((p for p in probes if p[1] >= best[1] - 0.05
+                      and p[2][0] >= best[2][0] and p[2][1] >= best[2][1]),
+                     key=lambda p: cv2.contourArea(p[0]))
+        # One with more rows or columns that holds the clearest quad and continues its lattice
+        # (cells of the same size) is the same grid with the rows the clearest one cut off, and
+        # may score a little lower still: grey blocks round an app's grid blur its border lines.
+        wider = [p for p in probes if p[1] >= best[1] - _EXTENSION_SLACK and p[2] != chosen[2]
+                 and p[2][0] >= chosen[2][0] and p[2][1] >= chosen[2][1] and _continues(p, best)]
+        quad_xy, contrast, shape = max(wider, key=lambda p: cv2.contourArea(p[0])) if wider else chosen
         # The others, clearest first, stand in where the chosen one cannot be refined into a
         # grid (a quad that took in the text beside the grid as a dozen more columns).
         others = tuple((p[0] / scale, p[1], p[2]) for p in sorted(probes, key=lambda p: -p[1])

@@ -20,6 +20,7 @@ the reads the glyph classifier is unsure of and merges the two opinions.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import shutil
 import subprocess
@@ -554,13 +555,17 @@ def _is_diagonal_sliver(mask: np.ndarray) -> bool:
     ys, xs = np.nonzero(mask)
     if ys.size < 4:
         return False
-    cov = np.cov(np.stack([xs, ys]).astype(np.float64))
-    evals, evecs = np.linalg.eigh(cov)
-    if evals[1] <= 0:
+    # The covariance of the pixels' places and its axes in closed form (a 2x2 matrix: numpy's
+    # general routines cost more than the sums).
+    x, y = xs - xs.mean(), ys - ys.mean()
+    n = ys.size - 1
+    sxx, syy, sxy = float(x @ x) / n, float(y @ y) / n, float(x @ y) / n
+    half_gap = math.hypot((sxx - syy) / 2, sxy)
+    major, minor = (sxx + syy) / 2 + half_gap, (sxx + syy) / 2 - half_gap
+    if major <= 0:
         return False
-    elongation = np.sqrt(evals[1] / max(evals[0], 1e-6))
-    vx, vy = evecs[:, 1]
-    angle = np.degrees(np.arctan2(vy, vx)) % 180.0   # 45 = down-right in image coordinates
+    elongation = math.sqrt(major / max(minor, 1e-6))
+    angle = math.degrees(0.5 * math.atan2(2 * sxy, sxx - syy)) % 180.0   # 45 = down-right in image coordinates
     return elongation > 3.5 and abs(angle - 45.0) < 20.0
 
 
@@ -775,6 +780,16 @@ def _read_many(jobs: Sequence[tuple[list[_Glyph], float]], clf: GlyphClassifier,
             for empty_conf, hyps, penalty, start in plans]
 
 
+def _read_distinct_halves(halves: Sequence[np.ndarray], clf: GlyphClassifier) -> list[NumberRead]:
+    """:func:`_read_many` of each half's glyphs, each distinct half segmented and read once (the
+    binarisation levels of crisp print often cut the very same ink)."""
+    distinct: dict[tuple, int] = {}
+    index = [distinct.setdefault((h.shape, h.dtype.str, h.tobytes()), len(distinct)) for h in halves]
+    one_of = {k: h for h, k in zip(halves, index)}
+    reads = _read_many([_job(one_of[k]) for k in range(len(distinct))], clf)
+    return [reads[k] for k in index]
+
+
 def _decide(empty_conf: float | None, hyps: list[list[_Glyph]], probs: np.ndarray, penalty: float,
             max_value: int) -> NumberRead:
     if empty_conf is not None:
@@ -839,7 +854,7 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     merged over all levels; both lists run down0, across0, down1, across1, ..."""
     per_cell = [_split_levels(c, WEAK_LEVELS) for c in cells]
     levels = [[h for at in per_cell for h in at[k]] for k in range(len(WEAK_LEVELS))]
-    flat = _read_many([_job(h) for halves in levels for h in halves], clf)
+    flat = _read_distinct_halves([h for halves in levels for h in halves], clf)
     n = len(levels[0])
     halves, reads = list(levels[0]), [_merge_levels(flat[i::n]) for i in range(n)]
     # Discs are looked for at the middle level first: the search costs more than the split.
@@ -861,7 +876,7 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
         with_disc = []
     if with_disc:
         disc_halves = [[level[i] for level in in_disc if level[i] is not None] for i in with_disc]
-        flat = _read_many([_job(h) for hs in disc_halves for h in hs], clf)
+        flat = _read_distinct_halves([h for hs in disc_halves for h in hs], clf)
         # Small numbers in discs blur into one blot that the glyph reader cuts wrongly; a reader
         # of whole numbers (the middle level's map, or the first there is) weighs in.
         matched = default_templates().probabilities([hs[len(hs) // 2] for hs in disc_halves])
@@ -878,7 +893,7 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     if doubtful:
         flipped_cells = {i // 2: _split_levels(cells[i // 2], WEAK_LEVELS, flip=True) for i in doubtful}
         flipped = [[flipped_cells[i // 2][k][i % 2] for i in doubtful] for k in range(len(WEAK_LEVELS))]
-        flat = _read_many([_job(h) for hs in flipped for h in hs], clf)
+        flat = _read_distinct_halves([h for hs in flipped for h in hs], clf)
         for k, i in enumerate(doubtful):
             other = _merge_levels(flat[k::len(doubtful)])
             if other.value is not None and best_probability(other) >= _FLIPPED_MIN_P:
