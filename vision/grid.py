@@ -169,10 +169,10 @@ def _continues(big, small) -> bool:
 
 
 def _side_lengths(quad_xy: np.ndarray) -> tuple[float, float]:
-    """Mean width and height of a quad (tl, tr, br, bl)."""
-    q = np.asarray(quad_xy, np.float64)
-    return (float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2,
-            float(np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2)
+    """Mean width and height of a quad (tl, tr, br, bl), in the quad's own precision."""
+    tl, tr, br, bl = quad_xy
+    return ((np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2,
+            (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2)
 
 
 def extend_geometry(geometry: GridGeometry, top: int = 0, left: int = 0) -> GridGeometry:
@@ -531,9 +531,7 @@ def _order_corners(pts_xy: np.ndarray) -> np.ndarray:
 
 
 def _aspect_size(corners_xy: np.ndarray, long_side: int) -> tuple[int, int]:
-    tl, tr, br, bl = corners_xy
-    width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
-    height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
+    width, height = _side_lengths(corners_xy)
     k = long_side / max(width, height, 1.0)
     return max(8, int(round(width * k))), max(8, int(round(height * k)))
 
@@ -966,9 +964,8 @@ def _sticks_out(part, big) -> bool:
 
 def _squareness(quad_xy: np.ndarray, shape: tuple[int, int]) -> float:
     """How far from square (|log| of height over width) the cells of ``shape`` in a quad are."""
-    tl, tr, br, bl = np.asarray(quad_xy, np.float64)
-    width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2 / shape[1]
-    height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2 / shape[0]
+    width, height = _side_lengths(np.asarray(quad_xy, np.float64))
+    width, height = width / shape[1], height / shape[0]
     return abs(float(np.log(max(height, 1e-6) / max(width, 1e-6))))
 
 
