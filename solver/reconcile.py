@@ -246,7 +246,7 @@ def reconcile_reading(
     budget = min(time_limit_s, SEARCH_BUDGET)
     ctx = _Context(n_rows, n_cols, whites, clue_cells, givens, raw_first, _costs(options, unread),
                    tuple(sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))),
-                   time.perf_counter() + _WALL_CAP * budget)
+                   time.perf_counter() + _WALL_CAP * budget, resemble, resemble_digits)
 
     if not unread and _cannot_have_rival(first, ctx.costs, trusted):
         # The usual case, settled without the search: the readers' first choices have exactly one
@@ -321,6 +321,8 @@ class _Context:
     costs: dict[SideKey, dict[int, int]]
     suspects: tuple[SideKey, ...]
     deadline: float
+    resemble: Callable[[SideKey, SideKey], float | None] | None = None
+    resemble_digits: Callable[[SideKey, int, int, SideKey, int, int], float | None] | None = None
     checked: dict[tuple, Solution] = field(default_factory=dict)
 
     def build(self, values: dict) -> Puzzle:
@@ -424,25 +426,42 @@ def _rival(ctx: _Context, search: _ReadingSearch, values: dict, cost: int) -> di
 def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: dict | bool | None,
             first: dict) -> Reconciled:
     """The likeliest reading with one solution, solved only if no rival stands and its corrections
-    are few and plausible enough; otherwise unreadable, naming the clues to check."""
-    implausible = [k for k in values if ctx.costs[k][values[k]] > math.log(MAX_CORRECTION_ODDS) * _COST_SCALE]
+    are few and plausible enough; otherwise unreadable, naming the clues to check.
+
+    A correction whose number looks like others printed as the corrected value and unlike those
+    printed as it was read (:func:`_looks_like`) is confirmed by the print itself: it counts
+    against neither limit. Blur turns one digit of a font into another the same way wherever
+    it is printed, so misreads come in kind, and the grid's own clean prints tell them apart.
+    """
+    changed = [k for k in values if values[k] != ctx.raw_first[k]]
+    limit = math.log(MAX_CORRECTION_ODDS) * _COST_SCALE
+    confirmed = set()
+    if rival is False and ctx.resemble is not None and (
+            len(changed) > MAX_CORRECTIONS or cost > math.log(MAX_TOTAL_CORRECTION_ODDS) * _COST_SCALE
+            or any(ctx.costs[k][values[k]] > limit for k in changed)):
+        anchors = [j for j in values if j not in changed]
+        confirmed = {k for k in changed if ctx.raw_first[k] is not None
+                     and _looks_like(k, values[k], ctx.raw_first[k], anchors, values, ctx.resemble, ctx.resemble_digits)}
+        if confirmed:
+            log.info("%d of %d corrections confirmed by the print", len(confirmed), len(changed))
+    unconfirmed = [k for k in changed if k not in confirmed]
+    implausible = [k for k in unconfirmed if ctx.costs[k][values[k]] > limit]
     if rival is False and implausible:
         where = ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, only {values[k]} fits" for k in implausible)
         return ctx.reconciled("unreadable", values, None, suspects=implausible,
                               problems=(f"the clues fit only with unlikely corrections ({where}); check these clues",))
-    log.debug("reading accepted at odds 1:%.3g with %d change(s)", math.exp(cost / _COST_SCALE),
-              sum(values[k] != ctx.raw_first[k] for k in values))
-    changed = [k for k in values if values[k] != ctx.raw_first[k]]
-    if rival is False and cost > math.log(MAX_TOTAL_CORRECTION_ODDS) * _COST_SCALE:
-        return ctx.reconciled("unreadable", values, None, suspects=changed,
-                              problems=(f"the clues fit only after {len(changed)} corrections that together are "
-                                        f"unlikely (1 in {math.exp(cost / _COST_SCALE):.0f}); check the cells and "
-                                        "these clues: " + ", ".join(_describe_side(k) for k in changed[:6]),))
-    if rival is False and len(changed) > MAX_CORRECTIONS:
-        return ctx.reconciled("unreadable", values, None, suspects=changed,
-                              problems=(f"the clues fit only after {len(changed)} corrections, too many to trust; "
-                                        "check the cells and these clues: "
-                                        + ", ".join(_describe_side(k) for k in changed[:6]),))
+    log.debug("reading accepted at odds 1:%.3g with %d change(s)", math.exp(cost / _COST_SCALE), len(changed))
+    cost_left = cost - sum(ctx.costs[k][values[k]] for k in confirmed)
+    if rival is False and cost_left > math.log(MAX_TOTAL_CORRECTION_ODDS) * _COST_SCALE:
+        return ctx.reconciled("unreadable", values, None, suspects=unconfirmed,
+                              problems=(f"the clues fit only after {len(unconfirmed)} corrections that together are "
+                                        f"unlikely (1 in {math.exp(cost_left / _COST_SCALE):.0f}); check the cells "
+                                        "and these clues: " + ", ".join(_describe_side(k) for k in unconfirmed[:6]),))
+    if rival is False and len(unconfirmed) > MAX_CORRECTIONS:
+        return ctx.reconciled("unreadable", values, None, suspects=unconfirmed,
+                              problems=(f"the clues fit only after {len(unconfirmed)} corrections, too many to "
+                                        "trust; check the cells and these clues: "
+                                        + ", ".join(_describe_side(k) for k in unconfirmed[:6]),))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))
@@ -470,53 +489,69 @@ def _appearance_settles(values: dict, rival: dict, raw_first: dict,
                         resemble: Callable[[SideKey, SideKey], float | None],
                         resemble_digits: Callable[[SideKey, int, int, SideKey, int, int], float | None] | None = None
                         ) -> bool:
-    """Whether every side the two readings dispute is the readers' first choice and looks like it.
+    """Whether every side the two readings dispute looks like what ``values`` has there.
 
-    For a disputed side read ``a`` (the rival says ``b``), the anchors are undisputed sides the
-    readers read first as what both readings use: it must look like an anchor of value ``a``
-    (``_SAME_LOOK``) and clearly more so than like every anchor of value ``b`` (``_LOOK_RATIO``).
+    For a disputed side (``a`` in ``values``, ``b`` in the rival), the anchors are undisputed
+    sides the readers read first as what both readings use: the side must look like a printed
+    ``a`` and not like a printed ``b`` among them (:func:`_looks_like`). Where the readers' first
+    choice was neither, it must look unlike that too: the print then overrules the readers, and
+    only where the grid shows each of the numbers in question.
+    """
+    disputed = [k for k in values if values[k] != rival.get(k)]
+    anchors = [j for j in values if j not in disputed and values[j] == raw_first.get(j)]
+    for k in disputed:
+        if not _looks_like(k, values[k], rival[k], anchors, values, resemble, resemble_digits):
+            return False
+        if values[k] != raw_first.get(k) and (
+                raw_first.get(k) is None
+                or not _looks_like(k, values[k], raw_first[k], anchors, values, resemble, resemble_digits)):
+            log.debug("%s: the readers' first choice was %s, not %s", _describe_side(k), raw_first.get(k), values[k])
+            return False
+    return bool(disputed)
+
+
+def _looks_like(k: SideKey, a: int, b: int, anchors: list[SideKey], values: dict,
+                resemble: Callable[[SideKey, SideKey], float | None],
+                resemble_digits: Callable[[SideKey, int, int, SideKey, int, int], float | None] | None) -> bool:
+    """Whether side ``k``'s printed number looks like the anchors of value ``a`` (``_SAME_LOOK``)
+    and clearly more so than like every anchor of value ``b`` (``_LOOK_RATIO``).
+
     Without anchors of both values, each digit where ``a`` and ``b`` differ is compared in the
     same way with that digit wherever it is printed in an anchor (given ``resemble_digits``).
-    Without anchors for both that can be compared, nothing is settled: a bold "8" may look much
-    like a "3" when no "8" is at hand.
+    Without anchors for both that can be compared, it is not: a bold "8" may look much like a
+    "3" when no "8" is at hand.
     """
 
     def nearest(likeness: list[float | None]) -> float | None:
         known = [v for v in likeness if v is not None]
         return max(known) if known else None
 
-    disputed = [k for k in values if values[k] != rival.get(k)]
-    anchors = [j for j in values if j not in disputed and values[j] == raw_first.get(j)]
-    for k in disputed:
-        if values[k] != raw_first.get(k):
-            log.debug("%s: the readers' first choice was %s, not %s", _describe_side(k), raw_first.get(k), values[k])
+    sa, sb = str(a), str(b)
+    same = [j for j in anchors if values[j] == a]
+    other = [j for j in anchors if values[j] == b]
+    looks: list[tuple[float | None, float | None]] = []
+    if same and other:
+        looks = [(nearest([resemble(k, j) for j in same]), nearest([resemble(k, j) for j in other]))]
+    if (not looks or None in looks[0]) and resemble_digits is not None and len(sa) == len(sb):
+        looks = []
+        places = [(j, q, str(values[j])) for j in anchors for q in range(len(str(values[j])))]
+        for i in (i for i in range(len(sa)) if sa[i] != sb[i]):
+            same_at = [(j, q, len(v)) for j, q, v in places if v[q] == sa[i]]
+            other_at = [(j, q, len(v)) for j, q, v in places if v[q] == sb[i]]
+            if not same_at or not other_at:
+                looks = []
+                break
+            looks.append((nearest([resemble_digits(k, len(sa), i, j, n, q) for j, q, n in same_at]),
+                          nearest([resemble_digits(k, len(sa), i, j, n, q) for j, q, n in other_at])))
+    if not looks or any(None in look for look in looks):
+        log.debug("%s: nothing printed as %s and as %s to compare with", _describe_side(k), sa, sb)
+        return False
+    for look_same, look_other in looks:
+        log.debug("%s looks %.2f like a %s, %.2f like a %s", _describe_side(k), look_same, sa, look_other, sb)
+        if look_same < _SAME_LOOK or look_other >= look_same \
+                or 1.0 - look_other < _LOOK_RATIO * (1.0 - look_same):
             return False
-        a, b = str(values[k]), str(rival[k])
-        same = [j for j in anchors if values[j] == values[k]]
-        other = [j for j in anchors if values[j] == rival[k]]
-        looks: list[tuple[float | None, float | None]] = []
-        if same and other:
-            looks = [(nearest([resemble(k, j) for j in same]), nearest([resemble(k, j) for j in other]))]
-        if (not looks or None in looks[0]) and resemble_digits is not None and len(a) == len(b):
-            looks = []
-            for i in (i for i in range(len(a)) if a[i] != b[i]):
-                places = [(j, q, str(values[j])) for j in anchors for q in range(len(str(values[j])))]
-                same_at = [(j, q, len(v)) for j, q, v in places if v[q] == a[i]]
-                other_at = [(j, q, len(v)) for j, q, v in places if v[q] == b[i]]
-                if not same_at or not other_at:
-                    looks = []
-                    break
-                looks.append((nearest([resemble_digits(k, len(a), i, j, n, q) for j, q, n in same_at]),
-                              nearest([resemble_digits(k, len(a), i, j, n, q) for j, q, n in other_at])))
-        if not looks or any(None in look for look in looks):
-            log.debug("%s: nothing printed as %s and as %s to compare with", _describe_side(k), a, b)
-            return False
-        for look_same, look_other in looks:
-            log.debug("%s read %s looks %.2f like a %s, %.2f like a %s", _describe_side(k), a, look_same, a,
-                      look_other, b)
-            if look_same < _SAME_LOOK or 1.0 - look_other < _LOOK_RATIO * (1.0 - look_same):
-                return False
-    return bool(disputed)
+    return True
 
 
 def _cannot_have_rival(first: dict, costs: dict, trusted: dict) -> bool:

@@ -195,8 +195,9 @@ def test_alternatives_the_readers_gave_no_chance_at_all_are_still_weighed():
     assert result.status == "solved" and result.puzzle == TRUTH
 
 
-def _printed_like(truth, font_index: int = 0, degraded: bool = False):
-    """``resemble`` over the true clues printed in one held-out font (real renders, real likeness)."""
+def _printed_like(truth, font_index: int = 0, degraded: bool = False, printed=None):
+    """``resemble`` over the true clues printed in one held-out font (real renders, real likeness);
+    ``printed[(cell, direction)]`` prints another number there."""
     import numpy as np
 
     from synthetic.clue_cells import degrade, load_trainer, render_clue_cell
@@ -206,8 +207,9 @@ def _printed_like(truth, font_index: int = 0, degraded: bool = False):
     rng = np.random.default_rng(font_index)
     ink = {}
     for run in truth.runs:
-        down = run.total if run.direction == "down" else None
-        across = run.total if run.direction == "across" else None
+        total = (printed or {}).get((run.clue, run.direction), run.total)
+        down = total if run.direction == "down" else None
+        across = total if run.direction == "across" else None
         cell = render_clue_cell(font, down, across, side=56, style="newspaper", rng=rng)
         cell = degrade(cell, rng) if degraded else cell
         halves = split_clue_cell(cell, weak_level=WEAK_LEVELS[1])
@@ -280,6 +282,65 @@ def test_more_corrections_than_can_be_trusted_are_not_presented_as_solved():
     assert result.status == "unreadable" and result.solution is None
     assert "too many to trust" in result.problems[0]
     assert {(c.cell, c.direction) for c in result.corrections} == set(keys)
+
+
+def _four_misreads():
+    """Four clues read one higher than printed, the truth a close second (as above)."""
+    keys = [((1, 4), "across"), ((2, 3), "down"), ((0, 1), "down"), ((0, 2), "down")]
+    return {key: ((_clue(*key, TRUTH) + 1, 0.5), (_clue(*key, TRUTH), 0.45)) for key in keys}
+
+
+def test_corrections_the_print_confirms_do_not_count_as_too_many():
+    """The four misreads above, where the grid prints other 15s, 30s or their digits: a "15" read
+    "16" that looks like the grid's 5s and not its 6s is confirmed by the print, and only the
+    corrections left unconfirmed count against the limit."""
+    sides = _sides(_four_misreads())
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    resemble, resemble_digits = _printed_like(TRUTH)
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                               resemble=resemble, resemble_digits=resemble_digits)
+    assert result.status == "solved" and result.puzzle == TRUTH
+    assert len(result.corrections) == 4
+
+
+def test_corrections_the_print_contradicts_still_count():
+    """The same reading, where the print shows the numbers as the readers read them: the rules
+    still single out the truth, but nothing confirms the four corrections, and they are too many."""
+    misreads = _four_misreads()
+    sides = _sides(misreads)
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    for font_index in range(3):
+        resemble, resemble_digits = _printed_like(TRUTH, font_index,
+                                                  printed={k: v[0][0] for k, v in misreads.items()})
+        result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                                   resemble=resemble, resemble_digits=resemble_digits)
+        assert result.status == "unreadable" and "too many to trust" in result.problems[0]
+
+
+def test_the_print_overrules_a_first_choice_that_fits_neither_reading():
+    """The 12 of the swapped pair read first as 17, which fits no reading: the rules leave 12/16 and
+    16/12. The print settles it where the disputed number looks like the grid's 12 and clearly
+    not like its 16 or its 17 (a 17 is printed elsewhere, so that can be told)."""
+    sides = _sides({_SWAP[0]: ((17, 0.5), (12, 0.45), (16, 0.44)), _SWAP[1]: ((16, 0.5), (12, 0.45))})
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    assert _reconcile(sides).status == "unreadable"  # without looking: two readings
+    resemble, resemble_digits = _printed_like(TRUTH)
+    result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                               resemble=resemble, resemble_digits=resemble_digits)
+    assert result.status == "solved" and result.puzzle == TRUTH
+
+
+def test_looks_never_settle_a_correction_the_print_contradicts():
+    """The likeliest reading corrects a 17 to 16 where 12 is printed (the rival has it right): in
+    any font, however degraded, the print never confirms the wrong correction."""
+    sides = _sides({_SWAP[0]: ((17, 0.5), (16, 0.45), (12, 0.44)), _SWAP[1]: ((12, 0.5), (16, 0.45))})
+    clue_cells = tuple(sorted({s.cell for s in sides}))
+    for font_index in range(4):
+        for degraded in (False, True):
+            resemble, resemble_digits = _printed_like(TRUTH, font_index, degraded)
+            result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
+                                       resemble=resemble, resemble_digits=resemble_digits)
+            assert result.status != "solved"
 
 
 def test_numbers_that_cannot_be_compared_witness_nothing():

@@ -472,11 +472,17 @@ def _disc_candidates(binary: np.ndarray):
             yield piece, _DISC_DIGIT_H_OPENED
 
 
-def digit_pieces(half: np.ndarray) -> list[np.ndarray]:
+def digit_pieces(half: np.ndarray, n_digits: int | None = None) -> list[np.ndarray]:
     """The pieces of a half's ink the reader takes for digits, left to right, each a mask of the
-    half's size (specks, line remnants and the diagonal's slivers left out)."""
+    half's size (specks, line remnants and the diagonal's slivers left out).
+
+    With ``n_digits`` 2, one piece wide enough for two digits is cut as the reader cuts two
+    digits that blur into one (:func:`_split_candidates`)."""
+    glyphs = sorted(_segment(half), key=lambda g: g.box_xy[0])
+    if n_digits == 2 and len(glyphs) == 1:
+        glyphs = list(next(iter(_split_candidates(glyphs[0])), glyphs))
     pieces = []
-    for g in sorted(_segment(half), key=lambda g: g.box_xy[0]):
+    for g in glyphs:
         x, y, w, h = g.box_xy
         mask = np.zeros(half.shape, bool)
         mask[y:y + h, x:x + w] = g.mask > 0
@@ -844,14 +850,15 @@ def read_clue_cell(cell_img: np.ndarray, *, classifier: GlyphClassifier | None =
     -------
     down, across : NumberRead
     """
-    _, (d, a) = _read_clue_halves([cell_img], classifier or default_classifier())
+    _, (d, a), _ = _read_clue_halves([cell_img], classifier or default_classifier())
     return d, a
 
 
 def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
-                      ) -> tuple[list[np.ndarray], list[NumberRead]]:
+                      ) -> tuple[list[np.ndarray], list[NumberRead], set[int]]:
     """Every cell's down and across halves (at the first binarisation level), and their reads
-    merged over all levels; both lists run down0, across0, down1, across1, ..."""
+    merged over all levels; both lists run down0, across0, down1, across1, ... Also the indices
+    of the halves read as the digits in a disc."""
     per_cell = [_split_levels(c, WEAK_LEVELS) for c in cells]
     levels = [[h for at in per_cell for h in at[k]] for k in range(len(WEAK_LEVELS))]
     flat = _read_distinct_halves([h for halves in levels for h in halves], clf)
@@ -874,6 +881,7 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     numbered = sum(1 for i in range(n) if reads[i].value is not None or i in with_disc)
     if len(with_disc) < _DISC_GRID_SHARE * numbered:
         with_disc = []
+    read_in_disc: set[int] = set()
     if with_disc:
         disc_halves = [[level[i] for level in in_disc if level[i] is not None] for i in with_disc]
         flat = _read_distinct_halves([h for hs in disc_halves for h in hs], clf)
@@ -886,6 +894,7 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
             start += len(hs)
             if other.value is not None and best_probability(other) > best_probability(reads[i]):
                 halves[i], reads[i] = hs[0], other
+                read_in_disc.add(i)
     # A half whose ink reads as no digit at all may have had paper and ink told apart the wrong
     # way round (a heavy white number covering most of a grey triangle): read it the other way,
     # and keep that only where it reads clearly.
@@ -898,7 +907,8 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
             other = _merge_levels(flat[k::len(doubtful)])
             if other.value is not None and best_probability(other) >= _FLIPPED_MIN_P:
                 halves[i], reads[i] = flipped[0][k], other
-    return halves, reads
+                read_in_disc.discard(i)
+    return halves, reads, read_in_disc
 
 
 def _probe_discs(cells: Sequence[np.ndarray], split: Sequence[tuple[np.ndarray, np.ndarray]], level: float,
@@ -1187,7 +1197,7 @@ class GlyphReader:
         self.classifier = classifier or default_classifier()
 
     def read_cells(self, cells: list[np.ndarray]) -> list[tuple[NumberRead, NumberRead]]:
-        _, reads = _read_clue_halves(cells, self.classifier)
+        _, reads, _ = _read_clue_halves(cells, self.classifier)
         return [(reads[2 * i], reads[2 * i + 1]) for i in range(len(cells))]
 
 
@@ -1330,10 +1340,13 @@ def _combine(g: NumberRead, t: NumberRead) -> NumberRead:
 @dataclass(frozen=True, eq=False)
 class GlyphReads:
     """The glyph reader's reads of a grid's clue cells, before any second opinion: each cell's
-    (down, across) halves at the first binarisation level and their reads, in cell order."""
+    (down, across) halves at the first binarisation level and their reads, in cell order.
+    ``in_disc`` holds the (cell index, 0 down / 1 across) of halves read as the digits in a disc
+    (those are then the halves here, not the disc)."""
 
     halves: tuple[tuple[np.ndarray, np.ndarray], ...]
     reads: tuple[tuple[NumberRead, NumberRead], ...]
+    in_disc: frozenset[tuple[int, int]] = frozenset()
 
 
 def read_clues_glyph(cells: list[np.ndarray], glyph_reader: GlyphReader | None = None) -> GlyphReads:
@@ -1341,9 +1354,10 @@ def read_clues_glyph(cells: list[np.ndarray], glyph_reader: GlyphReader | None =
 
     The cells are read together: whether numbers stand in discs is decided over the grid.
     """
-    flat_halves, flat = _read_clue_halves(cells, (glyph_reader or GlyphReader()).classifier)
+    flat_halves, flat, in_disc = _read_clue_halves(cells, (glyph_reader or GlyphReader()).classifier)
     return GlyphReads(tuple((flat_halves[2 * i], flat_halves[2 * i + 1]) for i in range(len(cells))),
-                      tuple((flat[2 * i], flat[2 * i + 1]) for i in range(len(cells))))
+                      tuple((flat[2 * i], flat[2 * i + 1]) for i in range(len(cells))),
+                      frozenset(divmod(i, 2) for i in in_disc))
 
 
 def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9, second_opinion: bool = True,

@@ -91,12 +91,18 @@ class GridReading:
 
     def _side_ink(self, side: tuple[Cell, str]) -> np.ndarray | None:
         # Only readings with a rival compare numbers, so the halves are cut on demand.
-        cell, _ = side
+        cell, direction = side
+        if side not in self.ink and self.glyph_reads is not None and cell in self.clue_cells:
+            # A number in a disc is its digits: the discs themselves all look alike.
+            at = (self.clue_cells.index(cell), 0 if direction == "down" else 1)
+            if at in self.glyph_reads.in_disc:
+                self.ink[side] = (self.glyph_reads.halves[at[0]][at[1]] > 0).astype(np.uint8) * 255
         if side not in self.ink and cell in self.clue_cells and self.rectified is not None \
                 and self.rectified_lattice is not None:
             crop = _cell_crop(self.rectified, self.rectified_lattice, *cell)
             down, across = split_clue_cell(crop, weak_level=WEAK_LEVELS[1])
-            self.ink[(cell, "down")], self.ink[(cell, "across")] = down, across
+            self.ink.setdefault((cell, "down"), down)
+            self.ink.setdefault((cell, "across"), across)
         return self.ink.get(side)
 
     def resemble(self, side_a: tuple[Cell, str], side_b: tuple[Cell, str]) -> float | None:
@@ -110,11 +116,12 @@ class GridReading:
     def resemble_digits(self, side_a: tuple[Cell, str], digits_a: int, at_a: int,
                         side_b: tuple[Cell, str], digits_b: int, at_b: int) -> float | None:
         """How alike digit ``at_a`` of side A's number (taken as ``digits_a`` digits long) looks to
-        digit ``at_b`` of side B's, 0..1; None where a side's ink is not that many separate pieces."""
+        digit ``at_b`` of side B's, 0..1; None where a side's ink is not that many pieces (two digits blurred
+        into one are cut)."""
         pieces = []
         for side, n, at in ((side_a, digits_a, at_a), (side_b, digits_b, at_b)):
             ink = self._side_ink(side)
-            found = digit_pieces(ink) if ink is not None else []
+            found = digit_pieces(ink, n) if ink is not None else []
             if len(found) != n:
                 return None
             pieces.append(found[at])
