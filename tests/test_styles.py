@@ -384,6 +384,15 @@ def test_app_grid_whose_border_is_grey_blocks_is_found_whole():
     assert_solved_as_transcribed(IMAGES / "rounded_app_grey_blocks_round_the_border_6x12_render.png")
 
 
+@pytest.mark.parametrize("name", ["rounded_app_tiles_fill_the_screenshot_7x7_render",
+                                  "rounded_app_on_a_page_no_line_round_the_tiles_7x7_render"])
+def test_an_app_grid_of_tiles_with_no_line_round_them_is_found_whole(name):
+    """Dark and white tiles parted by light gaps, with no line round the whole: no blob of ink
+    holds the grid, and its inner 5x5 (or 5x4) was read alone. With the gaps bridged, a quad
+    round all the tiles continues that lattice, lined all round, and is taken."""
+    assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
+
+
 @pytest.mark.slow
 def test_a_lattice_across_a_puzzle_and_its_answer_key_gives_way_to_both():
     """A photographed book page: a puzzle and its answer grid side by side at different heights.

@@ -114,12 +114,18 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
     gray = _to_gray(image_bgr)
     small, scale = downscale_for_detection(gray, _DETECT_SIDE)
     found = []
+    bridged: list = []  # the bridged ink's labels, once needed
     for options in _candidate_quads(small):
         # A blob's line quad and hull quad often coincide: each distinct quad is probed once.
         distinct = list({q.tobytes(): q for q in options}.values())
         probes = [p for p in (_probe(small, q) for q in distinct) if p is not None]
         if not probes:
             continue
+        best = max(probes, key=lambda p: p[1])
+        # Only as clear as the clearest, and lined all round: bridged, a line of text or a row of
+        # buttons beside a grid may pass for one more row, but the column lines do not cross it.
+        probes += [p for p in (_probe(small, q) for q in _bridged_quads(small, best, bridged))
+                   if p is not None and p[1] >= best[1] and _continues(p, best) and _lined_all_round(small, p)]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one that holds at least the best one's rows and columns. (An upright box
         # around a tilted grid scores nearly as well with its lattice a column off.)
@@ -166,6 +172,27 @@ def _continues(big, small) -> bool:
     tolerance = 0.3 * min(s_w / s_cols, s_h / s_rows)
     hull = bq.reshape(-1, 1, 2).astype(np.float32)
     return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in sq)
+
+
+def _lined_all_round(gray_small: np.ndarray, probe) -> bool:
+    """Whether the outer rows and columns of probe's lattice are crossed by its lines (tiles
+    parted by gaps are: each tile's edges are lines), not only dark (see :func:`_band_support`)."""
+    quad_xy, _, (n_rows, n_cols) = probe
+    width, height = _aspect_size(quad_xy, _PROBE_SIDE)
+    warped, _ = _warp(gray_small, quad_xy, width, height)
+    rows, cols = np.linspace(0, height, n_rows + 1), np.linspace(0, width, n_cols + 1)
+    cell = min(height / n_rows, width / n_cols)
+    resp_h, resp_v = _line_responses(warped, cell)
+    widen = np.ones((1, 2 * max(1, int(round(0.25 * cell))) + 1), np.uint8)
+    cum_v = np.vstack([np.zeros((1, width)), np.cumsum(cv2.dilate(resp_v, widen), axis=0)])
+    cum_h = np.vstack([np.zeros((1, height)), np.cumsum(cv2.dilate(resp_h.T.copy(), widen), axis=0)])
+    row_sup = _band_support(cum_v, np.zeros((n_rows, n_cols), bool), rows, cols, cell)
+    col_sup = _band_support(cum_h, np.zeros((n_cols, n_rows), bool), cols, rows, cell)
+    return min(row_sup[0], row_sup[-1], col_sup[0], col_sup[-1]) >= _LINED
+
+
+#: Share of an outer row's cell boundaries that must show as lines for it to count as lined.
+_LINED = 0.7
 
 
 def _side_lengths(quad_xy: np.ndarray) -> tuple[float, float]:
@@ -325,13 +352,58 @@ def _ink_mask_in_shadow(gray: np.ndarray, ink: np.ndarray) -> np.ndarray:
 
 def _candidate_quads(gray: np.ndarray) -> list[np.ndarray]:
     """Quadrilaterals around large connected blobs of ink."""
-    h, w = gray.shape
     ink = _ink_mask(gray)
     quads, boxes = [], []
     # Blobs of ink as it is, then of ink without a cast shadow's edge, where they differ.
     for mask in (ink, _ink_mask_in_shadow(gray, ink)):
         quads += _blob_quads(mask, boxes)
     return quads
+
+
+def _bridged_quads(gray: np.ndarray, probe, labels: list) -> list[np.ndarray]:
+    """Quads round the blob of ink that holds probe's lattice once gaps of paper a little wider
+    than a line are bridged, where that blob reaches half a cell or more beyond it: an app draws
+    its grid as tiles parted by light gaps, with no line round the whole, so that no blob of
+    plain ink holds it all. ``labels`` keeps the bridged ink's blobs for the next probe.
+
+    Bridged, text becomes blobs too: these quads only continue a grid found in plain ink (see
+    locate_puzzles)."""
+    if not labels:
+        gap = cv2.getStructuringElement(cv2.MORPH_RECT, (_tile_gap(gray),) * 2)
+        closed = cv2.morphologyEx(_ink_mask(gray), cv2.MORPH_CLOSE, gap)
+        labels.append(cv2.connectedComponentsWithStats(closed, connectivity=8))
+    _, blobs, stats, _ = labels[0]
+    quad_xy, _, (n_rows, n_cols) = probe
+    x0, y0 = np.floor(quad_xy.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(quad_xy.max(axis=0)).astype(int)
+    inside = blobs[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
+    counts = np.bincount(inside.ravel(), minlength=2)
+    counts[0] = 0
+    blob = int(np.argmax(counts))
+    if not counts[blob]:
+        return []
+    bx, by, bw, bh, _ = stats[blob]
+    width, height = _side_lengths(quad_xy)
+    cell = min(width / n_cols, height / n_rows)
+    beyond = (x0 - bx, y0 - by, bx + bw - x1, by + bh - y1)
+    if max(beyond) < 0.5 * cell or max(beyond) > _BRIDGED_CELLS * cell:
+        # The same outline, or one that took in the text round the grid.
+        return []
+    ys, xs = np.nonzero(blobs[by:by + bh, bx:bx + bw] == blob)
+    hull_xy = cv2.convexHull(np.column_stack([xs + bx, ys + by]).astype(np.float32)).reshape(-1, 2)
+    return list({q.tobytes(): q for q in _hull_to_quads(hull_xy)}.values())
+
+
+#: Rows or columns a bridged blob may add beyond the lattice on a side. The lattice found in
+#: plain ink may be the white tiles alone, three cells in from the border of an app's 7x7 grid;
+#: a blob reaching further took in the text round the grid.
+_BRIDGED_CELLS = 4.5
+
+
+def _tile_gap(gray: np.ndarray) -> int:
+    """Side (odd) of the closing that joins tiles parted by light gaps (1.5% of the image side:
+    an app grid fills much of its screenshot, and its gaps are a tenth of a cell or so)."""
+    return max(9, int(0.015 * max(gray.shape))) | 1
 
 
 def _blob_quads(ink: np.ndarray, boxes: list) -> list[list[np.ndarray]]:
