@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
+import math
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,7 +25,7 @@ import numpy as np
 from solver.errors import ExitCode
 from solver.formats import grid_tokens, parse_puzzle
 from solver.model import Cell, Puzzle, Solution
-from solver.reconcile import Correction, Reconciled, reconcile_reading
+from solver.reconcile import RIVAL_ODDS, Correction, Reconciled, reconcile_reading
 from solver.solve import solve_puzzle
 from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
@@ -438,6 +439,13 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
         variant, variant_rec = _check_reading(variant, min(time_limit_s, _VARIANT_SEARCH_S))
         if variant_rec.status == "solved":
             solved.append((variant, variant_rec))
+    if len(solved) > 1:
+        # Several layouts solve: one whose clues fit as read, where every other needs corrections
+        # the readers found far less likely (the rival odds of the rules' check), is the reading.
+        costs = [_corrections_cost(variant, variant_rec) for variant, variant_rec in solved]
+        best = min(range(len(solved)), key=costs.__getitem__)
+        if all(cost - costs[best] > RIVAL_ODDS for k, cost in enumerate(costs) if k != best):
+            solved = [solved[best]]
     doubted = tuple(sorted({cell for cells, _ in groups for cell in cells}))
     where = _cells_text(doubted)
     # Far off the symmetry, the printed layout may be asymmetric: the variant only replaces a
@@ -456,6 +464,20 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
     else:
         return reading, _misread_not_unsolvable(rec, off)
     return reading, _not_solved(rec, problem, doubted)
+
+
+def _corrections_cost(reading: GridReading, rec: Reconciled) -> float:
+    """How much less likely the readers found the clues as corrected than as read (natural log of
+    the odds); a clue read as nothing legible costs nothing, as in the rules' check."""
+    options = {(side.cell, side.direction): dict(side.options) for side in reading.sides}
+    cost = 0.0
+    for c in rec.corrections:
+        offered = options.get((c.cell, c.direction), {})
+        if c.read is None or offered.get(c.read, 0.0) <= 0:
+            continue  # nothing legible, or a read the readers gave no weight: no odds to weigh
+        used = offered.get(c.used, 0.0)
+        cost += math.log(offered[c.read] / used) if used > 0 else math.inf
+    return cost
 
 
 def _misread_not_unsolvable(rec: Reconciled, off: tuple[Cell, ...]) -> Reconciled:

@@ -195,3 +195,14 @@ def test_a_clue_column_lost_in_a_soft_shade_is_found_by_the_paper_beside_it():
     holds. A generated photo of a corpus puzzle (its transcription), stored as JPEG; 10 of its
     36 clues were unreadable before."""
     assert_solved_as_transcribed(IMAGES / "clue_column_lost_in_a_soft_shade_11x11_render.jpg")
+
+
+def test_of_layouts_that_solve_the_one_whose_clues_fit_as_read_is_taken():
+    """A phone's hard shadow across a photographed page hides three white cells near its edge:
+    read as blocks, the layout is off its symmetry in three pairs and the clues contradict each
+    other. Read each way, two layouts solve: the true one with every clue as read, and one more
+    that needs a "12" read as 3 and a "14" as 4. The one whose clues fit as read is taken (the
+    other's corrections are far beyond the rules' rival odds); before, two layouts that solve
+    left the grid unreadable."""
+    assert_solved_as_transcribed(IMAGES / "phone_shadow_hides_three_white_cells_11x11_render.jpg")
+
