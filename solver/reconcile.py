@@ -440,8 +440,8 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
             len(changed) > MAX_CORRECTIONS or cost > math.log(MAX_TOTAL_CORRECTION_ODDS) * _COST_SCALE
             or any(ctx.costs[k][values[k]] > limit for k in changed)):
         anchors = [j for j in values if j not in changed]
-        confirmed = {k for k in changed if ctx.raw_first[k] is not None
-                     and _looks_like(k, values[k], ctx.raw_first[k], anchors, values, ctx.resemble, ctx.resemble_digits)}
+        confirmed = {k for k in changed if ctx.raw_first[k] is not None and _looks_like(
+            k, values[k], ctx.raw_first[k], anchors, values, ctx.resemble, ctx.resemble_digits)}
         if confirmed:
             log.info("%d of %d corrections confirmed by the print", len(confirmed), len(changed))
     unconfirmed = [k for k in changed if k not in confirmed]

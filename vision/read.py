@@ -116,8 +116,8 @@ class GridReading:
     def resemble_digits(self, side_a: tuple[Cell, str], digits_a: int, at_a: int,
                         side_b: tuple[Cell, str], digits_b: int, at_b: int) -> float | None:
         """How alike digit ``at_a`` of side A's number (taken as ``digits_a`` digits long) looks to
-        digit ``at_b`` of side B's, 0..1; None where a side's ink is not that many pieces (two digits blurred
-        into one are cut)."""
+        digit ``at_b`` of side B's, 0..1; None where a side's ink is not that many pieces (two
+        digits blurred into one are cut)."""
         pieces = []
         for side, n, at in ((side_a, digits_a, at_a), (side_b, digits_b, at_b)):
             ink = self._side_ink(side)
