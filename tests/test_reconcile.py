@@ -352,10 +352,10 @@ def test_numbers_that_cannot_be_compared_witness_nothing():
     assert result.status == "unreadable"
 
 
-def test_looks_never_settle_a_side_that_needed_a_correction():
-    """Only the readers' first choices can stand by their looks: both swapped clues read 12 first,
-    so each reading that works corrects one of them, and however alike everything looks (a
-    likeness of 1 everywhere), neither is called solved."""
+def test_looks_that_tell_nothing_apart_never_settle_a_correction():
+    """Both swapped clues read 12 first, so each reading that works corrects one of them. Where
+    everything looks alike (a likeness of 1 everywhere) the print tells a 12 from a 16 no better
+    than the readers did: neither reading is called solved."""
     sides = _sides({_SWAP[0]: ((12, 0.5), (16, 0.45)), _SWAP[1]: ((12, 0.5), (16, 0.45))})
     clue_cells = tuple(sorted({s.cell for s in sides}))
     result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
