@@ -468,7 +468,11 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
 
 def _corrections_cost(reading: GridReading, rec: Reconciled) -> float:
     """How much less likely the readers found the clues as corrected than as read (natural log of
-    the odds); a clue read as nothing legible costs nothing, as in the rules' check."""
+    the odds); a clue read as nothing legible costs nothing, as in the rules' check.
+
+    Against the reads themselves, not the rules' own costs: those weigh only the values a layout
+    allows, so a layout whose run cannot hold a clearly read 12 would take its 3 for free.
+    """
     options = {(side.cell, side.direction): dict(side.options) for side in reading.sides}
     cost = 0.0
     for c in rec.corrections:

@@ -169,7 +169,7 @@ def _continues(big, small) -> bool:
     s_w, s_h = _side_lengths(sq)
     if abs((b_w / b_cols) / (s_w / s_cols) - 1) > 0.08 or abs((b_h / b_rows) / (s_h / s_rows) - 1) > 0.08:
         return False
-    tolerance = 0.3 * min(s_w / s_cols, s_h / s_rows)
+    tolerance = 0.3 * _quad_cell(sq, (s_rows, s_cols))
     hull = bq.reshape(-1, 1, 2).astype(np.float32)
     return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in sq)
 
@@ -182,10 +182,7 @@ def _lined_all_round(gray_small: np.ndarray, probe) -> bool:
     warped, _ = _warp(gray_small, quad_xy, width, height)
     rows, cols = np.linspace(0, height, n_rows + 1), np.linspace(0, width, n_cols + 1)
     cell = min(height / n_rows, width / n_cols)
-    resp_h, resp_v = _line_responses(warped, cell)
-    widen = np.ones((1, 2 * max(1, int(round(0.25 * cell))) + 1), np.uint8)
-    cum_v = np.vstack([np.zeros((1, width)), np.cumsum(cv2.dilate(resp_v, widen), axis=0)])
-    cum_h = np.vstack([np.zeros((1, height)), np.cumsum(cv2.dilate(resp_h.T.copy(), widen), axis=0)])
+    cum_v, cum_h = _line_sums(warped, cell)
     row_sup = _band_support(cum_v, np.zeros((n_rows, n_cols), bool), rows, cols, cell)
     col_sup = _band_support(cum_h, np.zeros((n_cols, n_rows), bool), cols, rows, cell)
     return min(row_sup[0], row_sup[-1], col_sup[0], col_sup[-1]) >= _LINED
@@ -200,6 +197,12 @@ def _side_lengths(quad_xy: np.ndarray) -> tuple[float, float]:
     tl, tr, br, bl = quad_xy
     return ((np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2,
             (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2)
+
+
+def _quad_cell(quad_xy: np.ndarray, shape: tuple[int, int]) -> float:
+    """The side of a quad's cells of ``shape`` (rows, columns): the smaller of width and height."""
+    width, height = _side_lengths(quad_xy)
+    return min(width / shape[1], height / shape[0])
 
 
 def extend_geometry(geometry: GridGeometry, top: int = 0, left: int = 0) -> GridGeometry:
@@ -373,7 +376,7 @@ def _bridged_quads(gray: np.ndarray, probe, labels: list) -> list[np.ndarray]:
         closed = cv2.morphologyEx(_ink_mask(gray), cv2.MORPH_CLOSE, gap)
         labels.append(cv2.connectedComponentsWithStats(closed, connectivity=8))
     _, blobs, stats, _ = labels[0]
-    quad_xy, _, (n_rows, n_cols) = probe
+    quad_xy, _, shape = probe
     x0, y0 = np.floor(quad_xy.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad_xy.max(axis=0)).astype(int)
     inside = blobs[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)]
@@ -383,8 +386,7 @@ def _bridged_quads(gray: np.ndarray, probe, labels: list) -> list[np.ndarray]:
     if not counts[blob]:
         return []
     bx, by, bw, bh, _ = stats[blob]
-    width, height = _side_lengths(quad_xy)
-    cell = min(width / n_cols, height / n_rows)
+    cell = _quad_cell(quad_xy, shape)
     beyond = (x0 - bx, y0 - by, bx + bw - x1, by + bh - y1)
     if max(beyond) < 0.5 * cell or max(beyond) > _BRIDGED_CELLS * cell:
         # The same outline, or one that took in the text round the grid.
@@ -730,6 +732,18 @@ def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, c
     return edges, contrast
 
 
+def _line_sums(warped: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """The responses to vertical and to horizontal lines (the latter transposed), each widened
+    by a quarter cell and summed down axis 0 from a leading zero row: what :func:`_band_support`
+    takes. Under perspective a line strays from its lattice position towards the grid's edges
+    (the lattice is an average): the strongest response within a quarter cell counts."""
+    resp_h, resp_v = _line_responses(warped, cell)
+    widen = np.ones((1, 2 * max(1, int(round(0.25 * cell))) + 1), np.uint8)
+    cum_v = np.vstack([np.zeros((1, warped.shape[1])), np.cumsum(cv2.dilate(resp_v, widen), axis=0)])
+    cum_h = np.vstack([np.zeros((1, warped.shape[0])), np.cumsum(cv2.dilate(resp_h.T.copy(), widen), axis=0)])
+    return cum_v, cum_h
+
+
 def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lines: np.ndarray,
                   cell: float) -> np.ndarray:
     """Per band (row of cells), the share of its cell boundaries that show as grid.
@@ -769,13 +783,7 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
     if len(rows) < 3 or len(cols) < 3:
         return rows, cols
     cell = float(min(np.median(np.diff(rows)), np.median(np.diff(cols))))
-    resp_h, resp_v = _line_responses(warped, cell)
-    # Under perspective a line strays from its lattice position towards the grid's edges (the
-    # lattice is an average): take the strongest response within a quarter cell.
-    r = max(1, int(round(0.25 * cell)))
-    widen = np.ones((1, 2 * r + 1), np.uint8)
-    cum_v = np.vstack([np.zeros((1, warped.shape[1])), np.cumsum(cv2.dilate(resp_v, widen), axis=0)])
-    cum_h = np.vstack([np.zeros((1, warped.shape[0])), np.cumsum(cv2.dilate(resp_h.T.copy(), widen), axis=0)])
+    cum_v, cum_h = _line_sums(warped, cell)
     below = _below_cut(warped, rows, cols)
     for _ in range(2 * MAX_CELLS):
         if len(rows) - 1 < MIN_CELLS or len(cols) - 1 < MIN_CELLS:
@@ -1028,8 +1036,7 @@ def _drop_nested(found):
 
 def _sticks_out(part, big) -> bool:
     """Whether the grid of probe ``part`` reaches half a cell or more out of ``big``'s outline."""
-    width, height = _side_lengths(part[0])
-    cell = min(width / part[2][1], height / part[2][0])
+    cell = _quad_cell(part[0], part[2])
     outline = big[0].reshape(-1, 1, 2).astype(np.float32)
     return min(cv2.pointPolygonTest(outline, (float(x), float(y)), True) for x, y in part[0]) < -0.5 * cell
 
