@@ -34,6 +34,7 @@ from vision.grid import GridGeometry, locate_puzzles
 from vision.imageio import load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
+from vision.cells import measure_cells
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
 from vision.read import (GridReading, complete_clue_border, look_at_grid, read_answer_key, read_numbers,
                          trim_page_margin)
@@ -413,6 +414,10 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
     that did not look clearly printed) is not called solved.
     """
     off, groups = _layout_doubts(reading, rejected=rec.status in ("unsolvable", "unreadable"))
+    if rec.status in ("unsolvable", "unreadable") and len(off) > MISREAD_ASYMMETRY:
+        tinted = _tinted_paper_variant(reading, time_limit_s)
+        if tinted is not None:
+            return tinted
     unsure = [cell for cell in off if reading.classes.confidence[cell] < _UNSURE_CLASS]
     if rec.status == "solved" and rec.corrections and len(off) > MISREAD_ASYMMETRY \
             and len(unsure) >= _UNSURE_SHARE * len(off):
@@ -464,6 +469,52 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
     else:
         return reading, _misread_not_unsolvable(rec, off)
     return reading, _not_solved(rec, problem, doubted)
+
+
+#: Share of the print's tone (the clue cells') below which a cell without a diagonal may be
+#: paper, whatever its tint; a clue cell's diagonal measures 0.07 or more even when faint and
+#: dashed.
+_PAPER_SHARE = 0.5
+_PAPER_DIAGONAL = 0.05
+
+
+def _tinted_paper_variant(reading: GridReading, time_limit_s: float) -> tuple[GridReading, Reconciled] | None:
+    """The reading with every cell taken for print that is paper, tinted, made white: where the
+    rules then solve it and its layout is symmetric, which the reading's was not.
+
+    An app tints the white cells of the selected cell's row and column (a pale colour, the
+    selected cell deeper), and the classifier takes them for tinted clue cells; the player's
+    pencilled candidates in them pass for clue numbers. Without a diagonal, and lighter than
+    half the clue cells' tone (grey blocks are about as dark as the clues), they may be paper. Two witnesses decide: the layout becomes symmetric,
+    as most printed layouts are, and the rules solve it.
+    """
+    if reading.rectified is None or reading.rectified_lattice is None:
+        return None
+    feats = measure_cells(reading.rectified, reading.rectified_lattice)
+    n_rows, n_cols = reading.n_rows, reading.n_cols
+    # The print's own tone: that of the cells with a diagonal (the clues), else of all not white.
+    printed = np.array([[(r, c) not in reading.whites for c in range(n_cols)] for r in range(n_rows)])
+    diagonal = printed & (feats.diagonal >= _PAPER_DIAGONAL)
+    print_tone = float(np.median(feats.tone[diagonal if diagonal.sum() >= 3 else printed]))
+    paper = {(r, c) for r in range(1, n_rows) for c in range(1, n_cols)
+             if printed[r, c] and feats.tone[r, c] < _PAPER_SHARE * print_tone
+             and feats.diagonal[r, c] < _PAPER_DIAGONAL}
+    whites = frozenset(reading.whites | paper)
+    if not paper or len(layout_asymmetry(n_rows, n_cols, whites)) > MISREAD_ASYMMETRY:
+        return None
+    variant = read_numbers(reading, second_opinion=False, layout=whites)
+    if not variant.sides or variant.doubt is not None:
+        return None
+    variant, variant_rec = _check_reading(variant, min(time_limit_s, _VARIANT_SEARCH_S))
+    if variant_rec.status != "solved":
+        # The selected cell, tinted deeper, may still be off the symmetry: its pair is in doubt
+        # as any misread pair is.
+        variant, variant_rec = _check_layout(variant, variant_rec, time_limit_s)
+    if variant_rec.status != "solved":
+        return None
+    log.info("%d tinted cells taken for print are paper: read as white, the layout is symmetric and solves",
+             len(paper))
+    return variant, variant_rec
 
 
 def _corrections_cost(reading: GridReading, rec: Reconciled) -> float:

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Mapping, Sequence
+from typing import Collection, Literal, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -292,6 +292,10 @@ class Style:
     - ``cell_radius``: cells as tiles with corners rounded by this fraction of the cell, the grid
       lines showing as the gaps between them (an app's board).
     - ``typed_*``: how a player's own digits (``render_puzzle``'s ``entries``) are typed.
+    - ``notes_*``: how a player's pencil marks (``render_puzzle``'s ``notes``) are typed: each
+      candidate digit small, in its place of a 3x3 block (1 top left, 9 bottom right).
+    - ``cursor_tint``, ``cursor_cell_tint``: an app's highlight of the selected cell's row and
+      column, and of the cell itself (``render_puzzle``'s ``cursor``).
     """
 
     cell_px: int = 40
@@ -334,6 +338,10 @@ class Style:
     typed_font_path: str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
     typed_frac: float = 0.62
     typed_ink: RGB = (30, 60, 200)
+    notes_frac: float = 0.22
+    notes_ink: RGB = (100, 100, 100)
+    cursor_tint: RGB = (220, 232, 250)
+    cursor_cell_tint: RGB = (180, 205, 245)
 
 
 _FILLS_LIGHT = ((200, 200, 200), (215, 215, 215), (180, 180, 180), (173, 216, 240), (150, 200, 250),
@@ -443,11 +451,15 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
 STYLE_FAMILIES = (
     "discs_black", "discs_grey", "diagonal_everywhere", "no_diagonal", "tinted_clues", "finished_grey",
     "typed_entries", "answer_key", "grey_no_split", "two_tone_halves", "rounded_app", "dark_mode",
+    "app_notes",
 )
 # Families that are a look of their own; typed_entries and answer_key draw on one of these.
-_LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES if f not in ("typed_entries", "answer_key"))
+_LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES if f not in ("typed_entries", "answer_key", "app_notes"))
 # Looks that appear on a printed page (an answer key is printed; an app's board is not).
 _PRINT_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("rounded_app", "dark_mode"))
+# Looks an app draws its board in (pencil marks are an app's): not a book's discs on black, not a
+# newspaper's diagonal in every cell.
+_APP_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("discs_black", "diagonal_everywhere"))
 _PASTELS = ((245, 232, 205), (205, 226, 245), (250, 215, 225), (210, 240, 210), (255, 245, 200),
             (225, 215, 245))
 
@@ -487,6 +499,10 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
     - ``finished_grey``: black cells and white numbers, 20-50% of them in mid grey (finished).
     - ``typed_entries``: another look, with typed digits large in a sans font; the digits
       themselves are chosen by ``render_family``.
+    - ``app_notes``: an app's board mid-game, in a look an app uses (not a book's discs on black
+      nor a newspaper's diagonal in every cell): typed digits as ``typed_entries``, pencil marks
+      (small candidates, each in its place of a 3x3 block) in other white cells, and the
+      selected cell's row and column tinted.
     - ``answer_key``: a printed look for a page that carries an answer grid (``render_family``).
     - ``grey_no_split``: light or mid grey squares carrying both numbers with no split.
     - ``two_tone_halves``: the across and down triangles shaded in two different colours.
@@ -503,8 +519,8 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
     """
     if family not in STYLE_FAMILIES:
         raise ValueError(f"family: expected one of {STYLE_FAMILIES}, got {family!r}")
-    if family in ("typed_entries", "answer_key"):
-        looks = _LOOK_FAMILIES if family == "typed_entries" else _PRINT_FAMILIES
+    if family in ("typed_entries", "answer_key", "app_notes"):
+        looks = {"answer_key": _PRINT_FAMILIES, "app_notes": _APP_FAMILIES}.get(family, _LOOK_FAMILIES)
         base = (random_style(rng, cell_px) if rng.random() < 0.4
                 else style_of_family(rng, looks[int(rng.integers(len(looks)))], cell_px))
         if family == "answer_key":
@@ -516,8 +532,20 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
             typed_ink = _jitter(rng, (235, 235, 235) if rng.random() < 0.5 else (130, 180, 255), 15)
         else:
             typed_ink = _jitter(rng, (25, 70, 200) if rng.random() < 0.6 else (20, 20, 20), 20)
-        return dataclasses.replace(base, typed_font_path=sans[int(rng.integers(len(sans)))],
-                                   typed_frac=float(rng.uniform(0.55, 0.7)), typed_ink=typed_ink)
+        style = dataclasses.replace(base, typed_font_path=sans[int(rng.integers(len(sans)))],
+                                    typed_frac=float(rng.uniform(0.55, 0.7)), typed_ink=typed_ink)
+        if family == "app_notes":
+            if dark_cells:
+                notes_ink = _grey(rng, 150, 200)
+                tint = _jitter(rng, (45, 55, 75) if rng.random() < 0.6 else (60, 60, 60), 10)
+                selected = _jitter(rng, (40, 70, 120), 15)
+            else:
+                notes_ink = _grey(rng, 60, 130) if rng.random() < 0.7 else _jitter(rng, (60, 90, 170), 20)
+                tint = _jitter(rng, _PASTELS[int(rng.integers(len(_PASTELS)))], 8)
+                selected = _shade(tint, float(rng.uniform(0.85, 0.95)))
+            style = dataclasses.replace(style, notes_frac=float(rng.uniform(0.18, 0.26)), notes_ink=notes_ink,
+                                        cursor_tint=tint, cursor_cell_tint=selected)
+        return style
 
     printed, pen = available_fonts()
     upright = _upright(printed)
@@ -704,6 +732,7 @@ def _pen_digit(draw: ImageDraw.ImageDraw, digit: int, style: Style, centre_xy, c
 
 def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printed", "pen"] | None = None,
                   pen_values: Mapping[Cell, int] | None = None, entries: Mapping[Cell, int] | None = None,
+                  notes: Mapping[Cell, Collection[int]] | None = None, cursor: Cell | None = None,
                   rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw a puzzle flat, as printed.
 
@@ -722,6 +751,12 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
     entries : mapping, optional
         Digits a player typed into white cells (an app's board, partly solved), drawn upright and
         large in ``style.typed_font_path``. They are not part of the puzzle either.
+    notes : mapping, optional
+        A player's pencil marks: the candidate digits of white cells, drawn small, each in its
+        place of a 3x3 block (an app's notes). Not part of the puzzle.
+    cursor : (row, col), optional
+        An app's selected white cell: the white cells of its row and column are tinted
+        ``style.cursor_tint``, the cell itself ``style.cursor_cell_tint``.
     rng : numpy Generator, optional
         Drives the pen digits' wobble and which clue numbers are finished (``style.finished_share``);
         a fixed seed when omitted.
@@ -783,8 +818,11 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
             kind = puzzle.kind(r, c)
             x0, y0, x1, y1 = x_of(c), y_of(r), x_of(c + 1), y_of(r + 1)
             if kind == "white":
-                if style.white_fill is not None or radius:
-                    fill_cell(x0, y0, x1, y1, style.paper if style.white_fill is None else style.white_fill)
+                tint = (None if cursor is None else style.cursor_cell_tint if (r, c) == cursor
+                        else style.cursor_tint if cursor[0] == r or cursor[1] == c else None)
+                if style.white_fill is not None or radius or tint is not None:
+                    fill_cell(x0, y0, x1, y1, tint if tint is not None
+                              else style.paper if style.white_fill is None else style.white_fill)
                 if style.white_diagonal:
                     diagonal(x0, y0, x1, y1)
                 continue
@@ -850,6 +888,13 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
         for (r, c), digit in sorted(entries.items()):
             if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at:
                 _draw_centred(draw, str(digit), typed_font, (x_of(c) + cell / 2, y_of(r) + cell / 2), style.typed_ink)
+    if notes:
+        notes_font = _font_for_height(style.typed_font_path, max(3, int(style.notes_frac * cell)))
+        for (r, c), digits in sorted(notes.items()):
+            if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at and (r, c) not in (entries or {}):
+                for d in digits:
+                    centre = (x_of(c) + cell * (0.2 + 0.3 * ((d - 1) % 3)), y_of(r) + cell * (0.2 + 0.3 * ((d - 1) // 3)))
+                    _draw_centred(draw, str(d), notes_font, centre, style.notes_ink)
     for (r, c), digit in sorted((pen_values or {}).items()):
         if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at:
             _pen_digit(draw, digit, style, (x_of(c) + cell / 2, y_of(r) + cell / 2), cell, rng)
@@ -1394,6 +1439,22 @@ def _typed_entries(rng: np.random.Generator, puzzle: Puzzle, values: Mapping[Cel
     return entries
 
 
+def _pencil_marks(rng: np.random.Generator, puzzle: Puzzle, entries: Mapping[Cell, int]
+                  ) -> tuple[dict[Cell, tuple[int, ...]], Cell | None]:
+    """A player's notes: 1-5 candidate digits in 30-80% of the white cells left open; and the
+    selected white cell, four times in five."""
+    open_cells = sorted(c for c in puzzle.whites if c not in puzzle.given_at and c not in entries)
+    notes: dict[Cell, tuple[int, ...]] = {}
+    if open_cells:
+        chosen = rng.choice(len(open_cells), size=int(len(open_cells) * rng.uniform(0.3, 0.8)), replace=False)
+        for i in sorted(chosen):
+            digits = rng.choice(9, size=int(rng.integers(1, 6)), replace=False) + 1
+            notes[open_cells[int(i)]] = tuple(sorted(int(d) for d in digits))
+    whites = sorted(puzzle.whites)
+    cursor = whites[int(rng.integers(len(whites)))] if whites and rng.random() < 0.8 else None
+    return notes, cursor
+
+
 def _answer_style(rng: np.random.Generator, style: Style) -> Style:
     """The look of an answer grid: the page's look, its non-white cells dark or shaded and bare."""
     if _luma(style.block_fill) > 215:  # blocks as pale as paper would hide the layout
@@ -1408,7 +1469,9 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
                                                        list[np.ndarray]]:
     """Draw puzzles in one style family (see ``style_of_family``), flat or photographed.
 
-    ``typed_entries`` types a player's digits into 10-60% of the white cells, 0-2 of them wrong.
+    ``typed_entries`` types a player's digits into 10-60% of the white cells, 0-2 of them wrong;
+    ``app_notes`` does too, pencils 1-5 candidates into 30-80% of the white cells left, and
+    (four times in five) selects a white cell.
     ``answer_key`` prints a book page (``render_page``) holding the puzzles and, after them or
     first, an answer grid: ``puzzles[0]``'s layout with its solution in every white cell and no
     clue numbers. Every other family draws one puzzle alone. The puzzles themselves are drawn as
@@ -1454,8 +1517,9 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
     if len(puzzles) != 1 or len(values) != 1:
         raise ValueError(f"puzzles, values: {family} draws one puzzle, got {len(puzzles)}")
     style = style_of_family(rng, family, cell_px)
-    entries = _typed_entries(rng, puzzles[0], values[0]) if family == "typed_entries" else {}
-    image, corners = render_puzzle(puzzles[0], style, entries=entries, rng=rng)
+    entries = _typed_entries(rng, puzzles[0], values[0]) if family in ("typed_entries", "app_notes") else {}
+    notes, cursor = (_pencil_marks(rng, puzzles[0], entries) if family == "app_notes" else ({}, None))
+    image, corners = render_puzzle(puzzles[0], style, entries=entries, notes=notes, cursor=cursor, rng=rng)
     if level is not None:
         image, corners = photograph(image, corners, rng, level)
     return image, [corners], [entries], []

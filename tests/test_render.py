@@ -209,13 +209,18 @@ def test_family_renders_valid_truth_and_corners_on_the_border(family):
             ox, oy = np.sign(np.array([x, y]) - grid.mean(axis=0))
             outside = gray[int(np.clip(yi + oy * 6, 0, h - 1)), int(np.clip(xi + ox * 6, 0, w - 1))]
             assert abs(outside - paper) < 25, (family, x, y, outside, paper)
-    # the lines between empty white cells lie where the corners put the lattice
+    # the lines between empty white cells lie where the corners put the lattice (a cell holding
+    # pencil marks, which reach its edges, is not empty)
     typed = set().union(*entries)
     for grid, puzzle in zip(list(corners) + list(keys), puzzles + puzzles[:1] * len(keys)):
         (x0, y0), cw = grid[0], (grid[1, 0] - grid[0, 0]) / puzzle.n_cols
-        for r, c in sorted(puzzle.whites - typed):
+        shape = (puzzle.n_rows, puzzle.n_cols)
+        empty = {cell for cell in puzzle.whites - typed
+                 if family != "app_notes" or np.ptp(_gray(_cell_crop(image, grid, shape, cell, 0.1))) < 60}
+        assert len(empty) >= 3
+        for r, c in sorted(empty):
             for dr, dc in ((0, 1), (1, 0)):
-                if (r + dr, c + dc) not in puzzle.whites - typed:
+                if (r + dr, c + dc) not in empty:
                     continue
                 # a profile across the line, through the middle of the cells' shared edge
                 at = np.array([x0 + (c + dc + 0.5 * dr) * cw, y0 + (r + dr + 0.5 * dc) * cw])
@@ -420,6 +425,33 @@ def test_dark_mode_draws_light_lines_on_dark(seed):
         y = y0 + (r + 0.5) * (y1 - y0) / shape[0]
         line = gray[int(y) - 3:int(y) + 4, int(round(x)) - 1:int(round(x)) + 2].max()
         assert line > max(np.median(left), np.median(right)) + 50, (r, c, line)
+
+
+def test_pencil_marks_and_an_apps_cursor_are_drawn_where_asked():
+    """Each pencilled candidate in its place of the cell's 3x3 block, and only there; the white
+    cells of the cursor's row and column tinted, the cursor's own cell deeper, the rest paper."""
+    rng = np.random.default_rng(4)
+    puzzle, _ = random_puzzle(rng, 7, 8)
+    cell = min(puzzle.whites)
+    style = random_style(np.random.default_rng(0), FAMILY_CELL)
+    image, corners = render_puzzle(puzzle, style, notes={cell: (1, 6, 8)}, cursor=cell)
+    shape = (puzzle.n_rows, puzzle.n_cols)
+    crop = _gray(_cell_crop(image, corners, shape, cell))
+    n = crop.shape[0]
+    blocks = [[crop[int(n * (0.05 + 0.3 * j)):int(n * (0.35 + 0.3 * j)), int(n * (0.05 + 0.3 * i)):int(n * (0.35 + 0.3 * i))]
+               for i in range(3)] for j in range(3)]
+    inked = [[float(np.percentile(block, 2)) < 160 for block in row] for row in blocks]
+    assert inked == [[True, False, False], [False, False, True], [False, True, False]]
+
+    def paper_of(c):
+        return np.median(_cell_crop(image, corners, shape, c, 0.15).reshape(-1, 3), axis=0)[::-1]  # RGB
+
+    in_line = [c for c in puzzle.whites if c != cell and (c[0] == cell[0] or c[1] == cell[1])]
+    elsewhere = [c for c in puzzle.whites if c[0] != cell[0] and c[1] != cell[1]]
+    assert in_line and elsewhere
+    assert all(np.abs(paper_of(c) - style.cursor_tint).max() <= 2 for c in in_line)
+    assert np.abs(paper_of(cell) - style.cursor_cell_tint).max() <= 2
+    assert all(np.abs(paper_of(c) - style.paper).max() <= 2 for c in elsewhere)
 
 
 @pytest.mark.parametrize("family", ["typed_entries", "answer_key"])

@@ -406,3 +406,14 @@ def test_a_lattice_across_a_puzzle_and_its_answer_key_gives_way_to_both():
     assert grid_tokens(solved.puzzle) == grid_tokens(truth)
     assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
     assert key.answer_to == (0, True)
+
+
+@pytest.mark.parametrize("name", ["app_board_cursor_row_and_column_tinted_11x11_render",
+                                  "app_board_pencil_marks_selected_cell_deeper_12x12_render"])
+def test_white_cells_an_app_tints_round_the_selected_cell_are_white(name):
+    """An app's board mid-game: the white cells of the selected cell's row and column tinted (the
+    selected one deeper), the player's typed digits, and pencilled candidates that sit in the
+    corners as clue numbers do. The tinted cells were taken for clue cells; as paper (no
+    diagonal, far lighter than the clue cells) the layout turns symmetric and the rules solve
+    it. Rendered from corpus puzzles (their transcriptions)."""
+    assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
