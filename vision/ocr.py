@@ -343,6 +343,9 @@ _DISC_GRID_SHARE = 0.8          # of a grid's numbered halves, at least this man
 #: the other levels are not searched: grids printed with discs 0.98-1.0, others 0-0.26 (8 renders
 #: each of two disc families and two others).
 _DISC_PROBE_SHARE = 0.5
+#: Numbered halves searched with no disc in any, after which a grid holds none: in a grid printed
+#: with discs nearly every numbered half holds one.
+_DISC_PROBE_FIRST = 8
 # (grids printed with discs: all of them in every render tried; others: up to 0.6, in bold fonts)
 _DISC_WEAK = 0.25                # share of that contrast down to which a digit's stroke is followed
 
@@ -918,20 +921,23 @@ def _probe_discs(cells: Sequence[np.ndarray], split: Sequence[tuple[np.ndarray, 
     hold one; else None.
 
     Most grids hold no discs: the search stops once the share cannot be met even if every half
-    not yet searched holds one. Cells read as numbers are searched first, as they count most.
+    not yet searched holds one, or once ``_DISC_PROBE_FIRST`` numbered halves hold none. Cells
+    read as numbers are searched first, as they count most.
     """
     read = [r.value is not None for r in reads]
     found: list[np.ndarray | None] = [None] * len(read)
     # The share's margin as it stands (each disc +1, each numbered half -share), and the most
     # the halves not yet searched can still add to it (a disc in each: 1 - share).
-    margin, left = 0.0, len(read)
+    margin, left, discs, numbered = 0.0, len(read), 0, 0
     for j in sorted(range(len(cells)), key=lambda j: -(read[2 * j] + read[2 * j + 1])):
-        if margin + (1 - _DISC_PROBE_SHARE) * left < 0:
+        if margin + (1 - _DISC_PROBE_SHARE) * left < 0 or (discs == 0 and numbered >= _DISC_PROBE_FIRST):
             return None
         for i, digits in zip((2 * j, 2 * j + 1), _disc_digits(cells[j], split[j], level)):
             found[i] = digits
             margin += (digits is not None) - _DISC_PROBE_SHARE * (read[i] or digits is not None)
             left -= 1
+            discs += digits is not None
+            numbered += read[i] or digits is not None
     numbered = sum(1 for i in range(len(read)) if read[i] or found[i] is not None)
     return found if sum(h is not None for h in found) >= _DISC_PROBE_SHARE * numbered > 0 else None
 
