@@ -395,12 +395,15 @@ def _layout_doubts(reading: GridReading, rejected: bool = False
                 break
             groups.append(((a, b), (sure in reading.whites,)))
     taken = {cell for group, _ in groups for cell in group}
+    doubted = set(taken)
     for (r, c), direction, _ in reading.stray:
         cell = (r + 1, c) if direction == "down" else (r, c + 1)
         if not (1 <= cell[0] < n_rows and 1 <= cell[1] < n_cols) or cell in reading.whites or cell in taken:
             continue
         group = tuple(sorted({cell, mirror_cell(n_rows, n_cols, cell)} - set(reading.whites)))
-        groups.append((group, (True,)))
+        # A number read in a cell whose own kind is in doubt (a white cell taken for a clue, its
+        # pencilled candidates for numbers) witnesses nothing: its run may go either way.
+        groups.append((group, (True, False) if (r, c) in doubted else (True,)))
         taken.update(group)
     return off, groups
 

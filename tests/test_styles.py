@@ -417,3 +417,13 @@ def test_white_cells_an_app_tints_round_the_selected_cell_are_white(name):
     diagonal, far lighter than the clue cells) the layout turns symmetric and the rules solve
     it. Rendered from corpus puzzles (their transcriptions)."""
     assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
+
+
+def test_a_number_read_in_a_cell_whose_own_kind_is_in_doubt_witnesses_nothing():
+    """The selected cell of an app's board, tinted deeper and holding pencilled candidates, was
+    taken for a clue cell: its candidates read as an across 13 and a down 4. That down 4 pointed
+    at a clue cell below, as if it headed a run, and every layout tried made that cell white. The
+    selected cell is off the symmetry, its kind in doubt, so its numbers witness nothing: the
+    layout with it white and the cell below left a clue solves. Rendered from a corpus puzzle
+    (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_board_selected_cell_candidates_read_as_numbers_9x9_render.jpg")
