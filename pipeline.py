@@ -29,12 +29,12 @@ from solver.reconcile import RIVAL_ODDS, Correction, Reconciled, reconcile_readi
 from solver.solve import solve_puzzle
 from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
+from vision.cells import measure_cells
 from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import GridGeometry, locate_puzzles
 from vision.imageio import load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
-from vision.cells import measure_cells
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
 from vision.read import (GridReading, complete_clue_border, look_at_grid, read_answer_key, read_numbers,
                          trim_page_margin)
@@ -475,9 +475,10 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
 
 
 #: Share of the print's tone (the clue cells') below which a cell without a diagonal may be
-#: paper, whatever its tint; a clue cell's diagonal measures 0.07 or more even when faint and
-#: dashed.
+#: paper, whatever its tint.
 _PAPER_SHARE = 0.5
+#: Diagonal measure below which a cell has none: a clue cell's measures 0.07 or more even where
+#: it is faint and dashed.
 _PAPER_DIAGONAL = 0.05
 
 
@@ -488,8 +489,9 @@ def _tinted_paper_variant(reading: GridReading, time_limit_s: float) -> tuple[Gr
     An app tints the white cells of the selected cell's row and column (a pale colour, the
     selected cell deeper), and the classifier takes them for tinted clue cells; the player's
     pencilled candidates in them pass for clue numbers. Without a diagonal, and lighter than
-    half the clue cells' tone (grey blocks are about as dark as the clues), they may be paper. Two witnesses decide: the layout becomes symmetric,
-    as most printed layouts are, and the rules solve it.
+    half the clue cells' tone (grey blocks are about as dark as the clues), they may be paper.
+    Two witnesses decide: the layout becomes symmetric, as most printed layouts are, and the
+    rules solve it.
     """
     if reading.rectified is None or reading.rectified_lattice is None:
         return None

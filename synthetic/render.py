@@ -4,7 +4,8 @@
 found in print and on screen (black clue cells with white numbers, grey or coloured cells, newspaper
 white cells with a thin diagonal, shaded half cells), ``style_of_family`` one of the rarer looks in
 ``STYLE_FAMILIES`` (numbers in discs, a diagonal in every cell, no diagonal, pastel tints, greyed
-finished clues, typed entries, answer keys, an app's rounded tiles, a dark mode) and
+finished clues, typed entries, answer keys, an app's rounded tiles, a dark mode, an app's board
+mid-game with pencil marks and its cursor's row and column tinted) and
 ``render_family`` draws puzzles in one, ``render_puzzle`` draws a puzzle flat, and
 ``photograph`` turns a flat render into a scan, a phone photo, a hard photo (curled page, shadow,
 low resolution) or a photo in adverse light (a hard shadow, a steep gradient, the reverse page
@@ -453,7 +454,7 @@ STYLE_FAMILIES = (
     "typed_entries", "answer_key", "grey_no_split", "two_tone_halves", "rounded_app", "dark_mode",
     "app_notes",
 )
-# Families that are a look of their own; typed_entries and answer_key draw on one of these.
+# Families that are a look of their own; typed_entries, answer_key and app_notes draw on one of these.
 _LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES if f not in ("typed_entries", "answer_key", "app_notes"))
 # Looks that appear on a printed page (an answer key is printed; an app's board is not).
 _PRINT_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("rounded_app", "dark_mode"))
@@ -893,7 +894,8 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
         for (r, c), digits in sorted(notes.items()):
             if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at and (r, c) not in (entries or {}):
                 for d in digits:
-                    centre = (x_of(c) + cell * (0.2 + 0.3 * ((d - 1) % 3)), y_of(r) + cell * (0.2 + 0.3 * ((d - 1) // 3)))
+                    across, down = (d - 1) % 3, (d - 1) // 3
+                    centre = (x_of(c) + cell * (0.2 + 0.3 * across), y_of(r) + cell * (0.2 + 0.3 * down))
                     _draw_centred(draw, str(d), notes_font, centre, style.notes_ink)
     for (r, c), digit in sorted((pen_values or {}).items()):
         if (r, c) in puzzle.whites and (r, c) not in puzzle.given_at:

@@ -938,8 +938,7 @@ def _probe_discs(cells: Sequence[np.ndarray], split: Sequence[tuple[np.ndarray, 
             left -= 1
             discs += digits is not None
             numbered += read[i] or digits is not None
-    numbered = sum(1 for i in range(len(read)) if read[i] or found[i] is not None)
-    return found if sum(h is not None for h in found) >= _DISC_PROBE_SHARE * numbered > 0 else None
+    return found if discs >= _DISC_PROBE_SHARE * numbered > 0 else None
 
 
 #: The template reader's share when its probabilities are mixed with the glyph reader's.
