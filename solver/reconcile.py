@@ -50,6 +50,9 @@ MAX_TOTAL_CORRECTION_ODDS = 100.0
 #: tier): right solves needed 0-3 corrections but for 3 of 290 (4 each); a variant reader once
 #: solved two page puzzles wrongly with 4 and 5 cheap corrections (odds 1:2 and 1:3).
 MAX_CORRECTIONS = 3
+#: A clue the readers' first choice names with less confidence than this, kept as read, is a
+#: guess: beside corrections it counts as one (see ``_accept``).
+WEAK_READ = 0.2
 #: How much less likely (natural log of the odds) a rival reading may be and still count: 1 in 20.
 RIVAL_ODDS = math.log(20)
 #: More clues than this share left illegible, and the search is not tried.
@@ -246,7 +249,8 @@ def reconcile_reading(
     budget = min(time_limit_s, SEARCH_BUDGET)
     ctx = _Context(n_rows, n_cols, whites, clue_cells, givens, raw_first, _costs(options, unread),
                    tuple(sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))),
-                   time.perf_counter() + _WALL_CAP * budget, resemble, resemble_digits)
+                   time.perf_counter() + _WALL_CAP * budget, resemble, resemble_digits,
+                   weak=frozenset(k for k in options if k not in unread and confidence.get(k, 0.0) < WEAK_READ))
 
     if not unread and _cannot_have_rival(first, ctx.costs, trusted):
         # The usual case, settled without the search: the readers' first choices have exactly one
@@ -324,6 +328,8 @@ class _Context:
     resemble: Callable[[SideKey, SideKey], float | None] | None = None
     resemble_digits: Callable[[SideKey, int, int, SideKey, int, int], float | None] | None = None
     checked: dict[tuple, Solution] = field(default_factory=dict)
+    #: Sides read, but with less confidence than ``WEAK_READ``.
+    weak: frozenset[SideKey] = frozenset()
 
     def build(self, values: dict) -> Puzzle:
         return _build(self.n_rows, self.n_cols, self.whites, self.clue_cells, self.givens, values)
@@ -462,6 +468,15 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections, too many to "
                                         "trust; check the cells and these clues: "
                                         + ", ".join(_describe_side(k) for k in unconfirmed[:6]),))
+    # Clues kept as read that the readers could hardly make out are guesses the corrections were
+    # fitted around: together they may leave a wrong solution the only one (a blurred grid of
+    # small numbers in discs: three corrections and a "38" read at 1 in 20 gave one, wrong).
+    guesses = sorted(k for k in ctx.weak if k not in changed)
+    if rival is False and unconfirmed and len(unconfirmed) + len(guesses) > MAX_CORRECTIONS:
+        return ctx.reconciled("unreadable", values, None, suspects=unconfirmed + guesses,
+                              problems=(f"the clues fit only after {len(unconfirmed)} corrections, with "
+                                        f"{len(guesses)} more read too faintly to trust; check the cells and these "
+                                        "clues: " + ", ".join(_describe_side(k) for k in (unconfirmed + guesses)[:6]),))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))

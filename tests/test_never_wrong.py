@@ -61,3 +61,18 @@ def test_a_white_cell_blotted_dark_is_never_solved_wrongly(name):
     right, wrong, not_solved = _verdicts([_blot(image, first.reading, cell) for cell in picked], truth_values)
     assert wrong == 0
     assert right + not_solved == len(picked)
+
+
+def test_corrections_fitted_around_clues_read_as_guesses_are_not_solved():
+    """Small numbers in discs, blurred: one clue not read at all, two more corrected, and a "36"
+    read as "38" with a confidence of 1 in 20, kept as read. The three corrections fitted around
+    that guess left one solution, a wrong one. Beside corrections, a clue the readers could hardly
+    make out counts as one more, and four are too many to trust. Rendered from a corpus puzzle
+    (its transcription): never solved with other digits than its solution."""
+    from conftest import IMAGES
+
+    image = IMAGES / "discs_grey_blurred_small_numbers_9x9_render.jpg"
+    truth = solve_puzzle(load_transcription(image)).values
+    (res,) = solve_image(load_image(image))
+    assert res.status != "solved" or dict(res.solution.values) == dict(truth), res.problems
+    assert res.status == "unreadable"  # read as it is, the clues do not pin the puzzle down
