@@ -51,7 +51,7 @@ MAX_TOTAL_CORRECTION_ODDS = 100.0
 #: solved two page puzzles wrongly with 4 and 5 cheap corrections (odds 1:2 and 1:3).
 MAX_CORRECTIONS = 3
 #: A clue the readers' first choice names with less confidence than this, kept as read, is a
-#: guess: beside corrections it counts as one (see ``_accept``).
+#: guess: with the corrections at their limit it counts as one more (see ``_accept``).
 WEAK_READ = 0.2
 #: How much less likely (natural log of the odds) a rival reading may be and still count: 1 in 20.
 RIVAL_ODDS = math.log(20)
@@ -469,10 +469,11 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                                         "trust; check the cells and these clues: "
                                         + ", ".join(_describe_side(k) for k in unconfirmed[:6]),))
     # Clues kept as read that the readers could hardly make out are guesses the corrections were
-    # fitted around: together they may leave a wrong solution the only one (a blurred grid of
-    # small numbers in discs: three corrections and a "38" read at 1 in 20 gave one, wrong).
+    # fitted around: with as many corrections as may be trusted, one more tips it (a blurred grid
+    # of small numbers in discs: three corrections and a "38" read at 1 in 20 left one solution,
+    # wrong). Fewer corrections with several guesses still solve blurred disc grids rightly.
     guesses = sorted(k for k in ctx.weak if k not in changed)
-    if rival is False and unconfirmed and len(unconfirmed) + len(guesses) > MAX_CORRECTIONS:
+    if rival is False and guesses and len(unconfirmed) == MAX_CORRECTIONS:
         return ctx.reconciled("unreadable", values, None, suspects=unconfirmed + guesses,
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections, with "
                                         f"{len(guesses)} more read too faintly to trust; check the cells and these "
