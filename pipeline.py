@@ -416,8 +416,9 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
     is the only one. When none is, a solved reading off the symmetry by one pair (or by two
     that did not look clearly printed) is not called solved.
     """
-    off, groups = _layout_doubts(reading, rejected=rec.status in ("unsolvable", "unreadable"))
-    if rec.status in ("unsolvable", "unreadable") and len(off) > MISREAD_ASYMMETRY:
+    rejected = rec.status in ("unsolvable", "unreadable")
+    off, groups = _layout_doubts(reading, rejected=rejected)
+    if rejected and len(off) > MISREAD_ASYMMETRY:
         tinted = _tinted_paper_variant(reading, time_limit_s)
         if tinted is not None:
             return tinted

@@ -100,6 +100,11 @@ def _build(n_rows, n_cols, whites, clue_cells, givens, values: dict[tuple[Cell, 
     return Puzzle(n_rows, n_cols, whites, tuple(clues), tuple(givens.items()))
 
 
+def _sides_text(keys, most: int = 6) -> str:
+    """The first ``most`` of ``keys`` as a user reads them, comma-separated."""
+    return ", ".join(_describe_side(k) for k in list(keys)[:most])
+
+
 def _describe_side(key: tuple[Cell, Direction]) -> str:
     (r, c), direction = key
     return f"row {r + 1}, column {c + 1} ({direction})"
@@ -239,7 +244,7 @@ def reconcile_reading(
         # Guessing that many clues from the rules alone is no reading at all.
         return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
                           problems=(f"{len(unread)} of {len(sides)} clues could not be read (is the photo sharp "
-                                    "and close enough?): " + ", ".join(_describe_side(k) for k in sorted(unread)[:8])
+                                    "and close enough?): " + _sides_text(sorted(unread), 8)
                                     + (", ..." if len(unread) > 8 else ""),),
                           suspect_runs=tuple(sorted(unread)))
     confidence = {(s.cell, s.direction): s.options[0][1] if s.confidence is None else s.confidence
@@ -397,7 +402,7 @@ def _nothing_settles(ctx: _Context, first: dict, settled: bool, several: bool) -
         totals = f"as read, the across clues total {across} but the down clues {down}; " if across != down else ""
         return ctx.reconciled("unreadable", first, None, suspects=ctx.suspects,
                               problems=(totals + "the clues could not be settled in time; check the least "
-                                        "certain ones: " + ", ".join(_describe_side(k) for k in ctx.suspects[:6]),))
+                                        "certain ones: " + _sides_text(ctx.suspects),))
     if across != down:
         reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
     elif several:
@@ -405,7 +410,7 @@ def _nothing_settles(ctx: _Context, first: dict, settled: bool, several: bool) -
     else:
         reason = "no solution satisfies every clue as read"
     if ctx.suspects:
-        reason += "; least certain: " + ", ".join(_describe_side(k) for k in ctx.suspects[:6])
+        reason += "; least certain: " + _sides_text(ctx.suspects)
     return ctx.reconciled("unsolvable", first, None, problems=(reason,), suspects=ctx.suspects)
 
 
@@ -462,12 +467,12 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         return ctx.reconciled("unreadable", values, None, suspects=unconfirmed,
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections that together are "
                                         f"unlikely (1 in {math.exp(cost_left / _COST_SCALE):.0f}); check the cells "
-                                        "and these clues: " + ", ".join(_describe_side(k) for k in unconfirmed[:6]),))
+                                        "and these clues: " + _sides_text(unconfirmed),))
     if rival is False and len(unconfirmed) > MAX_CORRECTIONS:
         return ctx.reconciled("unreadable", values, None, suspects=unconfirmed,
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections, too many to "
                                         "trust; check the cells and these clues: "
-                                        + ", ".join(_describe_side(k) for k in unconfirmed[:6]),))
+                                        + _sides_text(unconfirmed),))
     # Clues kept as read that the readers could hardly make out are guesses the corrections were
     # fitted around: with as many corrections as may be trusted, one more tips it (a blurred grid
     # of small numbers in discs: three corrections and a "38" read at 1 in 20 left one solution,
@@ -477,7 +482,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         return ctx.reconciled("unreadable", values, None, suspects=unconfirmed + guesses,
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections, with "
                                         f"{len(guesses)} more read too faintly to trust; check the cells and these "
-                                        "clues: " + ", ".join(_describe_side(k) for k in (unconfirmed + guesses)[:6]),))
+                                        "clues: " + _sides_text(unconfirmed + guesses),))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))
@@ -485,7 +490,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
     if rival is None:
         return ctx.reconciled("unreadable", values, None, suspects=ctx.suspects,
                               problems=("the clues could not all be confirmed in time; check the least certain "
-                                        "ones: " + ", ".join(_describe_side(k) for k in ctx.suspects[:6]),))
+                                        "ones: " + _sides_text(ctx.suspects),))
     disputed = sorted(k for k in values if values[k] != rival[k])
     changes = ", ".join(f"{_describe_side(k)} {values[k]} or {rival[k]}" for k in disputed)
     return ctx.reconciled("unreadable", values, None, suspects=disputed,
