@@ -490,23 +490,40 @@ def _tinted_paper_variant(reading: GridReading, time_limit_s: float) -> tuple[Gr
     An app tints the white cells of the selected cell's row and column (a pale colour, the
     selected cell deeper), and the classifier takes them for tinted clue cells; the player's
     pencilled candidates in them pass for clue numbers. Without a diagonal, and lighter than
-    half the clue cells' tone (grey blocks are about as dark as the clues), they may be paper.
-    Two witnesses decide: the layout becomes symmetric, as most printed layouts are, and the
+    half the clue cells' tone (grey blocks are about as dark as the clues), they may be paper;
+    where the clues are paper with a diagonal, lighter than half the blocks' tone. Two
+    witnesses decide: the layout becomes symmetric, as most printed layouts are, and the
     rules solve it.
     """
     if reading.rectified is None or reading.rectified_lattice is None:
         return None
     feats = measure_cells(reading.rectified, reading.rectified_lattice)
     n_rows, n_cols = reading.n_rows, reading.n_cols
-    # The print's own tone: that of the cells with a diagonal (the clues), else of all not white.
+    # The print's own tone: that of the cells with a diagonal (the clues), else of all not white;
+    # and, where the clues are white paper with a diagonal, the darkest print's (the blocks').
     printed = np.array([[(r, c) not in reading.whites for c in range(n_cols)] for r in range(n_rows)])
     diagonal = printed & (feats.diagonal >= _PAPER_DIAGONAL)
-    print_tone = float(np.median(feats.tone[diagonal if diagonal.sum() >= 3 else printed]))
-    paper = {(r, c) for r in range(1, n_rows) for c in range(1, n_cols)
-             if printed[r, c] and feats.tone[r, c] < _PAPER_SHARE * print_tone
-             and feats.diagonal[r, c] < _PAPER_DIAGONAL}
+    print_tones = (float(np.median(feats.tone[diagonal if diagonal.sum() >= 3 else printed])),
+                   float(np.percentile(feats.tone[printed], 90)))
+    tried: set[frozenset[Cell]] = set()
+    for print_tone in print_tones:
+        paper = frozenset((r, c) for r in range(1, n_rows) for c in range(1, n_cols)
+                          if printed[r, c] and feats.tone[r, c] < _PAPER_SHARE * print_tone
+                          and feats.diagonal[r, c] < _PAPER_DIAGONAL)
+        if paper and paper not in tried:
+            tried.add(paper)
+            found = _paper_variant(reading, paper, time_limit_s)
+            if found is not None:
+                return found
+    return None
+
+
+def _paper_variant(reading: GridReading, paper: frozenset[Cell], time_limit_s: float
+                   ) -> tuple[GridReading, Reconciled] | None:
+    """The reading with the cells ``paper`` white, where its layout is then symmetric and the
+    rules solve it (see :func:`_tinted_paper_variant`)."""
     whites = frozenset(reading.whites | paper)
-    if not paper or len(layout_asymmetry(n_rows, n_cols, whites)) > MISREAD_ASYMMETRY:
+    if len(layout_asymmetry(reading.n_rows, reading.n_cols, whites)) > MISREAD_ASYMMETRY:
         return None
     variant = read_numbers(reading, second_opinion=False, layout=whites)
     if not variant.sides or variant.doubt is not None:

@@ -419,6 +419,26 @@ def test_white_cells_an_app_tints_round_the_selected_cell_are_white(name):
     assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
 
 
+@pytest.mark.parametrize("name", ["app_board_yellow_cursor_cross_clue_cells_white_with_diagonal_9x9_render",
+                                  "app_board_pink_cursor_column_clue_cells_white_with_diagonal_11x11_render"])
+def test_tinted_cells_are_paper_where_the_clue_cells_are_paper_too(name):
+    """An app's board whose clue cells are white with a diagonal, blocks black, and the cursor's
+    row and column tinted: beside clue cells of no tone at all, the tinted cells are not lighter
+    than half the clues' tone, but they are far lighter than the blocks'; as paper the layout
+    turns symmetric and the rules solve it. Unreadable while only the clues' tone was weighed.
+    Rendered from corpus puzzles (their transcriptions)."""
+    assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
+
+
+def test_rows_a_wider_outline_adds_are_the_only_ones_it_must_show_lined():
+    """An app's board ringed by pale grey tiles parted by pale gaps, its last row tinted lavender
+    by the cursor. The clearest outline left out the first row and column; the outline one row
+    and column wider was refused because its last row showed weak lines, a row the narrower one
+    has too. Only the rows an outline adds must show lines crossing them. Rendered from a corpus
+    puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_board_grey_tiles_round_the_edge_15x15_render.jpg")
+
+
 def test_a_number_read_in_a_cell_whose_own_kind_is_in_doubt_witnesses_nothing():
     """The selected cell of an app's board, tinted deeper and holding pencilled candidates, was
     taken for a clue cell: its candidates read as an across 13 and a down 4. That down 4 pointed

@@ -125,7 +125,7 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         # Only as clear as the clearest, and lined all round: bridged, a line of text or a row of
         # buttons beside a grid may pass for one more row, but the column lines do not cross it.
         probes += [p for p in (_probe(small, q) for q in _bridged_quads(small, best, bridged))
-                   if p is not None and p[1] >= best[1] and _continues(p, best) and _lined_all_round(small, p)]
+                   if p is not None and p[1] >= best[1] and _continues(p, best) and _lined_all_round(small, p, best)]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one that holds at least the best one's rows and columns. (An upright box
         # around a tilted grid scores nearly as well with its lattice a column off.)
@@ -174,18 +174,28 @@ def _continues(big, small) -> bool:
     return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in sq)
 
 
-def _lined_all_round(gray_small: np.ndarray, probe) -> bool:
-    """Whether the outer rows and columns of probe's lattice are crossed by its lines (tiles
-    parted by gaps are: each tile's edges are lines), not only dark (see :func:`_band_support`)."""
+def _lined_all_round(gray_small: np.ndarray, probe, held) -> bool:
+    """Whether the outer rows and columns that probe's lattice adds to probe ``held`` are crossed
+    by its lines (tiles parted by gaps are: each tile's edges are lines), not only dark (see
+    :func:`_band_support`). The rows ``held`` already has are its own: an app's last row of pale
+    tiles, tinted as the cursor's column, shows weak lines in either outline."""
     quad_xy, _, (n_rows, n_cols) = probe
     width, height = _aspect_size(quad_xy, _PROBE_SIDE)
-    warped, _ = _warp(gray_small, quad_xy, width, height)
+    warped, H = _warp(gray_small, quad_xy, width, height)
     rows, cols = np.linspace(0, height, n_rows + 1), np.linspace(0, width, n_cols + 1)
     cell = min(height / n_rows, width / n_cols)
     cum_v, cum_h = _line_sums(warped, cell)
     row_sup = _band_support(cum_v, np.zeros((n_rows, n_cols), bool), rows, cols, cell)
     col_sup = _band_support(cum_h, np.zeros((n_cols, n_rows), bool), cols, rows, cell)
-    return min(row_sup[0], row_sup[-1], col_sup[0], col_sup[-1]) >= _LINED
+    # Where the held quad's sides lie in this lattice (corners TL TR BR BL): a side half a cell
+    # or more inside, at either end, is added (a skewed outline adds a wedge).
+    (tl, tr, br, bl) = _apply_h(H, held[0])
+    left, top = max(tl[0], bl[0]), max(tl[1], tr[1])
+    right, bottom = min(tr[0], br[0]), min(bl[1], br[1])
+    added = [support for support, beyond in ((row_sup[0], top), (row_sup[-1], height - bottom),
+                                             (col_sup[0], left), (col_sup[-1], width - right))
+             if beyond > 0.5 * cell]
+    return min(added, default=1.0) >= _LINED
 
 
 #: Share of an outer row's cell boundaries that must show as lines for it to count as lined.

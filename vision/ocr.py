@@ -237,14 +237,15 @@ _K = (np.rint(_XX - _YY)).astype(np.int64)  # diagonal offset of each pixel, x -
 
 
 def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True, run_share: float = _LINE_RUN,
-                  reach_share: float = _EDGE_SEARCH) -> np.ndarray:
+                  reach_share: float = _EDGE_SEARCH, lines_only: bool = False) -> np.ndarray:
     """Clear border lines near the edges and the diagonal: long straight runs of ink (``run_share``
     of the side at least, within ``reach_share`` of an edge).
 
     Only the pixels of a line go, not whole rows: a digit printed against a border or touching
     the diagonal loses the few pixels it shares with the line and keeps its shape. Runs are
     measured on ink thickened across the line direction, so a line tilted by a degree or two
-    (a slightly wrong lattice) is still one run.
+    (a slightly wrong lattice) is still one run. ``lines_only``: the lines' pixels (bool), not
+    the ink without them.
     """
     tol = 2
     u8 = ((ink > 0) & region).astype(np.uint8)
@@ -263,7 +264,7 @@ def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True,
         line |= line_d & (np.abs(_K) <= round(_DIAG_SEARCH * _S))
     # The opened masks are the thickened lines; a pixel more covers their anti-aliased rims.
     line = cv2.dilate(line.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    return np.where(line, 0, ink).astype(ink.dtype)
+    return line if lines_only else np.where(line, 0, ink).astype(ink.dtype)
 
 
 def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0], flip: bool = False
@@ -300,7 +301,19 @@ def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = F
         region = _INSIDE & (sign * _D > 0)
         ground = _ink_ground(gray, _CORE & (sign * _D > 0.14), _RIM & (sign * _D > 0.14), flip=flip,
                              min_contrast=_MIN_CLUE_CONTRAST)
-        per_side.append([_remove_lines(_ink_on_ground(ground, region, level), region) for level in levels])
+        # The lines are looked for over the band past the diagonal too: split down its middle
+        # (or, with the lattice a pixel off, mostly on one side), the part of the diagonal left
+        # in a half is too short to pass for a line, and joined to a digit that touches it, it
+        # makes the digit a tall stroke read as none ("35" read as "3"). The half's ink is
+        # followed (hysteresis) within the half alone: past it, the other half's strokes and
+        # the tiles' rims would join faint specks to them.
+        search = _INSIDE & (sign * _D > -_DIAG_SEARCH)
+        halves = []
+        for level in levels:
+            lines = _remove_lines(_ink_on_ground(ground, search, level), search, lines_only=True)
+            half = _ink_on_ground(ground, region, level)
+            halves.append(np.where(lines, 0, half).astype(np.uint8))
+        per_side.append(halves)
     return list(zip(*per_side))
 
 
