@@ -198,7 +198,7 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
 
 
 #: Candidate pixels a cell's edge line is fitted to, at most.
-_FIT_POINTS = 256
+_FIT_POINTS = 96
 
 
 def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> ShadowEdge | None:
@@ -215,7 +215,7 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
     pts = np.c_[xs + x0, ys + y0].astype(np.float32)
     # Fitted to an even spread of at most _FIT_POINTS of them: as good a line, at a fraction of
     # the robust fit's cost (a cell can hold over a thousand candidate pixels).
-    spread = pts[::max(1, len(pts) // _FIT_POINTS)]
+    spread = pts[np.linspace(0, len(pts) - 1, min(len(pts), _FIT_POINTS)).astype(int)]
     vx, vy, px, py = (float(v) for v in cv2.fitLine(spread, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel())
     normal = np.array([-vy, vx])
     dist = (pts - [px, py]) @ normal
