@@ -115,6 +115,14 @@ def test_a_diagonal_in_every_cell_does_not_make_every_cell_a_clue():
     assert exact >= len(cases) - 1, f"{exact} of {len(cases)} read exactly"
 
 
+def test_white_cells_in_light_falling_off_to_a_corner_are_white():
+    """A diagonal in every cell, light hatched blocks, and the light falling off towards a
+    corner: there the white cells were as grey as the blocks against the whitest paper a few
+    cells away, and taken for blocks (four runs of one cell). Against a plane through the white
+    paper they are white. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "diagonal_in_every_cell_light_falling_off_to_a_corner_7x7_render.jpg")
+
+
 @pytest.mark.parametrize("name, on_desk", [("site_9x9_a.png", False), ("wikipedia_8x8.png", False),
                                            ("grey_white_digits_14x12.jpg", False), ("wikipedia_8x8.png", True)])
 def test_a_grid_in_dark_mode_is_read_in_negative(name, on_desk):

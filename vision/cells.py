@@ -644,12 +644,36 @@ def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeature
     A typed or written entry stands in the middle of its cell, across the diagonal, and does not
     make a clue.
     """
-    non_white, confidence = _split(np.maximum(feats.tone, feats.colour * 0.8))
+    # Light that falls off across the grid darkens white cells in a corner as much as the light
+    # blocks of this style are darkened by their grey: against a plane fitted through the white
+    # paper the white cells are white again, and a block is as grey as anywhere.
+    tone = np.minimum(feats.tone, _tone_off_a_plane(feats))
+    non_white, confidence = _split(np.maximum(tone, feats.colour * 0.8))
     numbered, hatched = _numbered_light_cells(warped, lattice, ~non_white)
     log.debug("cells: a diagonal in every cell; %d light cells carry numbers, %d are hatched",
               int(numbered.sum()), int(hatched.sum()))
     return _classes(non_white | numbered | hatched, np.where(numbered | hatched, 0.75, confidence),
                     _first_row_and_column(non_white.shape))
+
+
+def _tone_off_a_plane(feats: CellFeatures) -> np.ndarray:
+    """Each cell's tone against a plane through the white paper (rows and columns as the
+    variables), fitted to the cells not much darker than it: most cells of a grid are white."""
+    paper = feats.paper.astype(np.float64)
+    n_rows, n_cols = paper.shape
+    rr, cc = np.mgrid[0:n_rows, 0:n_cols]
+    a = np.c_[np.ones(paper.size), rr.ravel(), cc.ravel()]
+    p = paper.ravel()
+    keep = np.ones(p.size, bool)
+    for _ in range(4):
+        if keep.sum() < 4:
+            return feats.tone
+        coef = np.linalg.lstsq(a[keep], p[keep], rcond=None)[0]
+        resid = p - a @ coef
+        keep = resid >= -2.0 * max(float(np.median(np.abs(resid[keep]))), 1.0)
+    white = a @ coef + float(np.percentile(resid[keep], 90))
+    span = np.maximum(white - feats.ink, 20.0)
+    return np.clip((white - p) / span, 0, 1).reshape(paper.shape).astype(np.float32)
 
 
 def _numbered_light_cells(warped: np.ndarray, lattice: Lattice, light: np.ndarray
