@@ -252,11 +252,17 @@ def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
                             Solution("unique", key), geometry.quad.corners_xy, reading=grid,
                             seconds=time.perf_counter() - start)
     if not grid.whites or not grid.sides:
-        return PuzzleResult(Status.unreadable, None, None, geometry.quad.corners_xy,
-                            problems=(grid.doubt or "the grid has no white cells or no clues",), reading=grid,
-                            seconds=time.perf_counter() - start)
-    grid, rec = _check_reading(grid, time_limit_s)
-    grid, rec = _check_layout(grid, rec, time_limit_s)
+        # A layout too odd to read (runs of one cell) may be an app's tinted cells taken for
+        # print, as in a layout the rules reject (see _tinted_paper_variant).
+        tinted = _tinted_paper_variant(grid, time_limit_s) if grid.doubt is not None else None
+        if tinted is None:
+            return PuzzleResult(Status.unreadable, None, None, geometry.quad.corners_xy,
+                                problems=(grid.doubt or "the grid has no white cells or no clues",), reading=grid,
+                                seconds=time.perf_counter() - start)
+        grid, rec = tinted
+    else:
+        grid, rec = _check_reading(grid, time_limit_s)
+        grid, rec = _check_layout(grid, rec, time_limit_s)
     rec, written = _entries_apart(grid, rec, time_limit_s)
     return PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy, rec.corrections,
                         rec.problems, grid, rec.suspect_runs, time.perf_counter() - start, written)

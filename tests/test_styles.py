@@ -438,6 +438,15 @@ def test_tinted_cells_are_paper_where_the_clue_cells_are_paper_too(name):
     assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
 
 
+def test_tinted_cells_that_make_runs_of_one_cell_are_paper():
+    """An app's board whose clue cells have one triangle tinted and whose cursor tints a column
+    as deeply: the tinted cells were taken for print, leaving runs of one cell, and the grid was
+    given up as not a Kakuro before the rules were asked. The tinted-paper variant is tried there
+    too (the layout turns symmetric and the rules solve it). Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_board_cursor_column_as_tinted_as_half_tinted_clues_7x7_render.jpg")
+
+
 def test_rows_a_wider_outline_adds_are_the_only_ones_it_must_show_lined():
     """An app's board ringed by pale grey tiles parted by pale gaps, its last row tinted lavender
     by the cursor. The clearest outline left out the first row and column; the outline one row
