@@ -235,7 +235,7 @@ def reconcile_reading(
     """
     givens = dict(givens or {})
     runs = {(s.cell, s.direction): run_cells(whites, s.cell, s.direction) for s in sides}
-    options, raw_first, unread, problems = _side_options(sides, {k: len(cells) for k, cells in runs.items()})
+    options, raw_first, unread, problems, lost = _side_options(sides, {k: len(cells) for k, cells in runs.items()})
     first = {k: v[0][0] for k, v in options.items() if v}
     if problems:
         return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
@@ -255,7 +255,8 @@ def reconcile_reading(
     ctx = _Context(n_rows, n_cols, whites, clue_cells, givens, raw_first, _costs(options, unread),
                    tuple(sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))),
                    time.perf_counter() + _WALL_CAP * budget, resemble, resemble_digits,
-                   weak=frozenset(k for k in options if k not in unread and confidence.get(k, 0.0) < WEAK_READ))
+                   weak=frozenset(k for k in options if k not in unread and confidence.get(k, 0.0) < WEAK_READ),
+                   lost=lost)
 
     if not unread and _cannot_have_rival(first, ctx.costs, trusted):
         # The usual case, settled without the search: the readers' first choices have exactly one
@@ -285,18 +286,24 @@ def reconcile_reading(
 
 
 def _side_options(sides: tuple[SideReading, ...], lengths: dict[SideKey, int]
-                  ) -> tuple[dict[SideKey, list[tuple[int, float]]], dict[SideKey, int | None], set[SideKey], list[str]]:
+                  ) -> tuple[dict[SideKey, list[tuple[int, float]]], dict[SideKey, int | None], set[SideKey], list[str],
+                             dict[SideKey, frozenset[int]]]:
     """Per side: the options its run length allows, best first; the reader's raw first choice;
-    the sides where nothing usable was read; runs too long to be a Kakuro run."""
+    the sides where nothing usable was read; runs too long to be a Kakuro run; and, where the
+    first choice is a value the run cannot hold, the options the readers hardly offered (under
+    ``WEAK_READ``): guesses at what was lost (a "24" read as "2")."""
     options: dict[SideKey, list[tuple[int, float]]] = {}
     raw_first: dict[SideKey, int | None] = {}
     unread: set[SideKey] = set()
     problems: list[str] = []
+    lost: dict[SideKey, frozenset[int]] = {}
     for s in sides:
         key = (s.cell, s.direction)
         lo, hi = sum_range(lengths[key]) if lengths[key] <= 9 else (1, 0)
         raw_first[key] = s.options[0][0] if s.options else None
         feasible = [(v, p) for v, p in s.options if lo <= v <= hi]
+        if s.options and not lo <= s.options[0][0] <= hi:
+            lost[key] = frozenset(v for v, p in feasible if p < WEAK_READ)
         if not feasible:
             # Nothing usable was read: every value the run allows is a candidate, none preferred.
             span = max(hi - lo + 1, 1)
@@ -305,7 +312,7 @@ def _side_options(sides: tuple[SideReading, ...], lengths: dict[SideKey, int]
         options[key] = feasible
         if lengths[key] > 9:
             problems.append(f"{_describe_side(key)}: run of {lengths[key]} cells is longer than 9")
-    return options, raw_first, unread, problems
+    return options, raw_first, unread, problems, lost
 
 
 def _costs(options: dict[SideKey, list[tuple[int, float]]], unread: set[SideKey]) -> dict[SideKey, dict[int, int]]:
@@ -335,6 +342,9 @@ class _Context:
     checked: dict[tuple, Solution] = field(default_factory=dict)
     #: Sides read, but with less confidence than ``WEAK_READ``.
     weak: frozenset[SideKey] = frozenset()
+    #: Sides whose first choice the run cannot hold, and the values offered for them that are
+    #: guesses at a lost digit (see ``_side_options``).
+    lost: dict[SideKey, frozenset[int]] = field(default_factory=dict)
 
     def build(self, values: dict) -> Puzzle:
         return _build(self.n_rows, self.n_cols, self.whites, self.clue_cells, self.givens, values)
@@ -483,6 +493,18 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections, with "
                                         f"{len(guesses)} more read too faintly to trust; check the cells and these "
                                         "clues: " + _sides_text(unconfirmed + guesses),))
+    # A clue read as a value its run cannot hold ("24" read as "2": a digit lost) changed to one
+    # the readers hardly offered is a guess at the lost digit; where another clue, read as a
+    # value that could be, had to change beside it, the two may balance the totals around a
+    # wrong guess (a "24" taken for "22" and a clear "8" for "6" left one solution, wrong).
+    guessed = [k for k in unconfirmed if values[k] in ctx.lost.get(k, ())]
+    beside = [k for k in unconfirmed if k not in ctx.lost]
+    if rival is False and guessed and beside:
+        return ctx.reconciled("unreadable", values, None, suspects=guessed + beside,
+                              problems=("the clues fit only with "
+                                        + ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, which its run "
+                                                    f"cannot hold, taken for {values[k]}" for k in guessed)
+                                        + " and with " + _sides_text(beside) + " changed too; check these clues",))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))

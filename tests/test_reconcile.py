@@ -401,3 +401,23 @@ def test_a_first_choice_stands_only_when_it_looks_like_its_value_and_clearly_not
     assert result.status in ("solved", "unreadable")
     if solved:
         assert result.puzzle == TRUTH
+
+
+def test_a_lost_digit_guessed_beside_another_correction_is_not_solved():
+    """A bowed photo of marcizhu's "evil" puzzle: its down 24 read as "2" (the "4" joined to the
+    bent diagonal and was dropped), which its run of four cannot hold, with 12, 42 and 22 offered
+    at 15, 9 and 4 in 100; and a clear across 8 read at 2 in 3, 6 at 1 in 5. Taking 22 for the
+    lost digit and 6 for the 8 balances the totals and leaves one solution, a wrong one (the
+    puzzle's is with 24 and 8, which the readers never offered). A guess at a lost digit beside
+    another correction is not presented as solved."""
+    from conftest import CORPUS
+
+    truth = load_puzzle(CORPUS / "marcizhu__evil.txt")
+    overrides = {((0, 1), "down"): ((2, 0.666), (12, 0.147), (42, 0.093), (22, 0.040)),
+                 ((4, 5), "across"): ((8, 0.666), (6, 0.215), (2, 0.067), (3, 0.019))}
+    sides = tuple(SideReading(run.clue, run.direction, overrides.get((run.clue, run.direction), ((run.total, 0.99),)))
+                  for run in truth.runs)
+    result = reconcile_reading(truth.n_rows, truth.n_cols, truth.whites, tuple(sorted({s.cell for s in sides})), sides)
+    assert _clue((0, 1), "down", truth) == 24 and _clue((4, 5), "across", truth) == 8
+    assert result.status == "unreadable", result.corrections
+    assert {(c.cell, c.direction) for c in result.corrections} == set(overrides)
