@@ -25,7 +25,7 @@ import numpy as np
 from solver.errors import ExitCode
 from solver.formats import grid_tokens, parse_puzzle
 from solver.model import Cell, Puzzle, Solution
-from solver.reconcile import RIVAL_ODDS, Correction, Reconciled, reconcile_reading
+from solver.reconcile import RIVAL_ODDS, WEAK_READ, Correction, Reconciled, reconcile_reading
 from solver.solve import solve_puzzle
 from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
@@ -263,6 +263,7 @@ def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
     else:
         grid, rec = _check_reading(grid, time_limit_s)
         grid, rec = _check_layout(grid, rec, time_limit_s)
+        rec = _faint_not_unsolvable(grid, rec)
     rec, written = _entries_apart(grid, rec, time_limit_s)
     return PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy, rec.corrections,
                         rec.problems, grid, rec.suspect_runs, time.perf_counter() - start, written)
@@ -573,6 +574,23 @@ def _misread_not_unsolvable(rec: Reconciled, off: tuple[Cell, ...]) -> Reconcile
     problem = (f"the clues as read contradict each other, and the layout is off its symmetry at "
                f"{_cells_text(off[:8])}{', ...' if len(off) > 8 else ''}: a cell may be misread; check those cells")
     return dataclasses.replace(_not_solved(rec, problem, off), problems=(problem,) + rec.problems)
+
+
+def _faint_not_unsolvable(reading: GridReading, rec: Reconciled) -> Reconciled:
+    """``rec``, unless it says the clues contradict each other where some were read too faintly
+    to trust (under ``WEAK_READ``): then a clue is more likely misread than the puzzle misprinted,
+    and it is reported unreadable with those clues to check."""
+    if rec.status != "unsolvable":
+        return rec
+    faint = sorted((s.cell, s.direction) for s in reading.sides if s.options
+                   and (s.options[0][1] if s.confidence is None else s.confidence) < WEAK_READ)
+    if not faint:
+        return rec
+    problem = (f"the clues as read contradict each other, and {len(faint)} of them were read too faintly to "
+               "trust: a clue may be misread; check "
+               + ", ".join(f"row {r + 1}, column {c + 1} ({direction})" for (r, c), direction in faint[:6]))
+    return dataclasses.replace(rec, status="unreadable", problems=(problem,) + rec.problems,
+                               suspect_runs=rec.suspect_runs + tuple(k for k in faint if k not in rec.suspect_runs))
 
 
 def _not_solved(rec: Reconciled, problem: str, cells: Iterable[Cell]) -> Reconciled:

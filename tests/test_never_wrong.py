@@ -76,3 +76,21 @@ def test_corrections_fitted_around_clues_read_as_guesses_are_not_solved():
     (res,) = solve_image(load_image(image))
     assert res.status != "solved" or dict(res.solution.values) == dict(truth), res.problems
     assert res.status == "unreadable"  # read as it is, the clues do not pin the puzzle down
+
+
+def test_clues_that_contradict_each_other_where_one_was_read_faintly_are_not_unsolvable():
+    """A grid of clue cells with no diagonal, its lattice half a row off at the top: a "10" was
+    read as "1" and an across 4 as "42" at less than 1 in 5. No reading works and the totals
+    differ, but the puzzle is not misprinted: with a clue read that faintly, the reading is in
+    question first. Reported unreadable (exit code 8), naming the faint clue, not unsolvable
+    (exit code 5, "the clues contradict each other"). Rendered from a corpus puzzle (its
+    transcription: it has one solution); it was reported unsolvable before."""
+    from conftest import IMAGES
+
+    image = IMAGES / "no_diagonal_grid_a_row_off_one_clue_read_faintly_9x9_render.jpg"
+    truth = solve_puzzle(load_transcription(image))
+    assert truth.status == "unique"
+    (res,) = solve_image(load_image(image))
+    assert res.status == "unreadable", res.problems
+    assert "too faintly" in res.problems[0]
+    assert any(kind in ("across", "down") for _, kind in res.suspects)
