@@ -25,7 +25,7 @@ import numpy as np
 from solver.errors import ExitCode
 from solver.formats import grid_tokens, parse_puzzle
 from solver.model import Cell, Puzzle, Solution
-from solver.reconcile import RIVAL_ODDS, WEAK_READ, Correction, Reconciled, reconcile_reading
+from solver.reconcile import RIVAL_ODDS, WEAK_READ, Correction, Reconciled, reconcile_reading, sides_text
 from solver.solve import solve_puzzle
 from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
@@ -582,13 +582,11 @@ def _faint_not_unsolvable(reading: GridReading, rec: Reconciled) -> Reconciled:
     and it is reported unreadable with those clues to check."""
     if rec.status != "unsolvable":
         return rec
-    faint = sorted((s.cell, s.direction) for s in reading.sides if s.options
-                   and (s.options[0][1] if s.confidence is None else s.confidence) < WEAK_READ)
+    faint = sorted((s.cell, s.direction) for s in reading.sides if s.options and s.sureness < WEAK_READ)
     if not faint:
         return rec
     problem = (f"the clues as read contradict each other, and {len(faint)} of them were read too faintly to "
-               "trust: a clue may be misread; check "
-               + ", ".join(f"row {r + 1}, column {c + 1} ({direction})" for (r, c), direction in faint[:6]))
+               "trust: a clue may be misread; check " + sides_text(faint))
     return dataclasses.replace(rec, status="unreadable", problems=(problem,) + rec.problems,
                                suspect_runs=rec.suspect_runs + tuple(k for k in faint if k not in rec.suspect_runs))
 

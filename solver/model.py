@@ -131,3 +131,11 @@ class SideReading:
     direction: Direction
     options: tuple[tuple[int, float], ...]
     confidence: float | None = None
+
+    @property
+    def sureness(self) -> float | None:
+        """How sure the reader is of its first choice: ``confidence``, else that choice's
+        probability; None where nothing legible was read."""
+        if not self.options:
+            return None
+        return self.options[0][1] if self.confidence is None else self.confidence

@@ -20,7 +20,7 @@ from .combos import sum_range
 from .model import Cell, Clue, Direction, Puzzle, SideKey, SideReading, Solution, run_cells
 from .solve import solve_puzzle
 
-__all__ = ["SideReading", "Correction", "Reconciled", "reconcile_reading"]
+__all__ = ["SideReading", "Correction", "Reconciled", "reconcile_reading", "sides_text"]
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def _build(n_rows, n_cols, whites, clue_cells, givens, values: dict[tuple[Cell, 
     return Puzzle(n_rows, n_cols, whites, tuple(clues), tuple(givens.items()))
 
 
-def _sides_text(keys, most: int = 6) -> str:
+def sides_text(keys, most: int = 6) -> str:
     """The first ``most`` of ``keys`` as a user reads them, comma-separated."""
     return ", ".join(_describe_side(k) for k in list(keys)[:most])
 
@@ -244,11 +244,10 @@ def reconcile_reading(
         # Guessing that many clues from the rules alone is no reading at all.
         return Reconciled("unreadable", _build(n_rows, n_cols, whites, clue_cells, givens, first), None,
                           problems=(f"{len(unread)} of {len(sides)} clues could not be read (is the photo sharp "
-                                    "and close enough?): " + _sides_text(sorted(unread), 8)
+                                    "and close enough?): " + sides_text(sorted(unread), 8)
                                     + (", ..." if len(unread) > 8 else ""),),
                           suspect_runs=tuple(sorted(unread)))
-    confidence = {(s.cell, s.direction): s.options[0][1] if s.confidence is None else s.confidence
-                  for s in sides if s.options}
+    confidence = {(s.cell, s.direction): s.sureness for s in sides if s.options}
     trusted = {k: first[k] for k in options
                if k not in unread and confidence[k] >= TRUSTED and raw_first[k] == first[k]}
     budget = min(time_limit_s, SEARCH_BUDGET)
@@ -412,7 +411,7 @@ def _nothing_settles(ctx: _Context, first: dict, settled: bool, several: bool) -
         totals = f"as read, the across clues total {across} but the down clues {down}; " if across != down else ""
         return ctx.reconciled("unreadable", first, None, suspects=ctx.suspects,
                               problems=(totals + "the clues could not be settled in time; check the least "
-                                        "certain ones: " + _sides_text(ctx.suspects),))
+                                        "certain ones: " + sides_text(ctx.suspects),))
     if across != down:
         reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
     elif several:
@@ -420,7 +419,7 @@ def _nothing_settles(ctx: _Context, first: dict, settled: bool, several: bool) -
     else:
         reason = "no solution satisfies every clue as read"
     if ctx.suspects:
-        reason += "; least certain: " + _sides_text(ctx.suspects)
+        reason += "; least certain: " + sides_text(ctx.suspects)
     return ctx.reconciled("unsolvable", first, None, problems=(reason,), suspects=ctx.suspects)
 
 
@@ -477,12 +476,12 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         return ctx.reconciled("unreadable", values, None, suspects=unconfirmed,
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections that together are "
                                         f"unlikely (1 in {math.exp(cost_left / _COST_SCALE):.0f}); check the cells "
-                                        "and these clues: " + _sides_text(unconfirmed),))
+                                        "and these clues: " + sides_text(unconfirmed),))
     if rival is False and len(unconfirmed) > MAX_CORRECTIONS:
         return ctx.reconciled("unreadable", values, None, suspects=unconfirmed,
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections, too many to "
                                         "trust; check the cells and these clues: "
-                                        + _sides_text(unconfirmed),))
+                                        + sides_text(unconfirmed),))
     # Clues kept as read that the readers could hardly make out are guesses the corrections were
     # fitted around: with as many corrections as may be trusted, one more tips it (a blurred grid
     # of small numbers in discs: three corrections and a "38" read at 1 in 20 left one solution,
@@ -492,7 +491,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         return ctx.reconciled("unreadable", values, None, suspects=unconfirmed + guesses,
                               problems=(f"the clues fit only after {len(unconfirmed)} corrections, with "
                                         f"{len(guesses)} more read too faintly to trust; check the cells and these "
-                                        "clues: " + _sides_text(unconfirmed + guesses),))
+                                        "clues: " + sides_text(unconfirmed + guesses),))
     # A clue read as a value its run cannot hold ("24" read as "2": a digit lost) changed to one
     # the readers hardly offered is a guess at the lost digit; where another clue, read as a
     # value that could be, had to change beside it, the two may balance the totals around a
@@ -504,7 +503,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                               problems=("the clues fit only with "
                                         + ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, which its run "
                                                     f"cannot hold, taken for {values[k]}" for k in guessed)
-                                        + " and with " + _sides_text(beside) + " changed too; check these clues",))
+                                        + " and with " + sides_text(beside) + " changed too; check these clues",))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))
@@ -512,7 +511,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
     if rival is None:
         return ctx.reconciled("unreadable", values, None, suspects=ctx.suspects,
                               problems=("the clues could not all be confirmed in time; check the least certain "
-                                        "ones: " + _sides_text(ctx.suspects),))
+                                        "ones: " + sides_text(ctx.suspects),))
     disputed = sorted(k for k in values if values[k] != rival[k])
     changes = ", ".join(f"{_describe_side(k)} {values[k]} or {rival[k]}" for k in disputed)
     return ctx.reconciled("unreadable", values, None, suspects=disputed,
