@@ -15,6 +15,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from .colour import bgr_to_lab
 from .light import ShadowEdge, find_shadow
 from .types import CellClasses, Lattice
 
@@ -69,7 +70,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     lab = None
     if warped.ndim == 3:
         gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
-        lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+        lab = bgr_to_lab(warped) if warped.dtype == np.uint8 else cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
     elif warped.ndim == 2:
         gray = warped
     else:
@@ -342,7 +343,7 @@ def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndar
     """
     if warped.ndim != 3:
         return None
-    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+    lab = bgr_to_lab(warped) if warped.dtype == np.uint8 else cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
     n_rows, n_cols = lattice.shape
     features = np.zeros((n_rows * n_cols, 3), np.float32)
     for r in range(n_rows):

@@ -31,6 +31,7 @@ from typing import Protocol, Sequence
 import cv2
 import numpy as np
 
+from .colour import bgr_to_lab
 from .errors import ClueReadError
 from .glyphs import GlyphClassifier, default_classifier
 from .templates import default_templates
@@ -1090,7 +1091,7 @@ def ink_chroma(cell_img: np.ndarray, ink: np.ndarray) -> float | None:
     if cell_img.ndim != 3 or cell_img.shape[2] != 3 or not ink.any():
         return None
     small = cv2.resize(cell_img, (_S, _S), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small.astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = bgr_to_lab(small.astype(np.uint8)).astype(np.float32)
     core = cv2.erode(ink.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     pick = core if core.sum() >= 10 else ink
     return float(np.median(np.hypot(lab[..., 1][pick] - 128, lab[..., 2][pick] - 128)))

@@ -10,6 +10,7 @@ import numpy as np
 from solver.model import Cell, SideReading, run_cells
 
 from .cells import classify_cells, layout_run_lengths, too_many_single_runs
+from .colour import bgr_to_lab
 from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_irregularity,
                    refine_lattice_mesh, remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
@@ -453,7 +454,7 @@ def _printing_ink_chromas(clue_crops: list[np.ndarray]) -> tuple[float, ...]:
     if not crops:
         return ()
     pixels = np.concatenate([c.reshape(-1, 3) for c in crops]).astype(np.uint8)
-    lab = cv2.cvtColor(pixels[None], cv2.COLOR_BGR2LAB)[0].astype(np.float32)
+    lab = bgr_to_lab(pixels).astype(np.float32)
     dark = lab[:, 0] <= np.percentile(lab[:, 0], 3)
     chromas = [float(np.median(np.hypot(lab[dark, 1] - 128, lab[dark, 2] - 128)))]
     digits = [chroma for crop in crops[:_DIGIT_INK_SAMPLE] for half in split_clue_cell(crop)
