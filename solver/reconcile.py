@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 from . import cpsat
-from .combos import sum_range
+from .combos import allowed_digits_mask, sum_range
 from .model import Cell, Clue, Direction, Puzzle, SideKey, SideReading, Solution, run_cells
 from .solve import solve_puzzle
 
@@ -131,6 +131,8 @@ class _ReadingSearch:
         self._choices: dict[tuple[Cell, Direction], list[tuple[int, object]]] = {}
         self._fixed = fixed
         terms = []
+        totals: dict[Direction, list] = {"across": [], "down": []}
+        in_runs: dict[Direction, set[Cell]] = {"across": set(), "down": set()}
         for key, cells in runs.items():
             if key in fixed:
                 total = fixed[key]
@@ -140,9 +142,26 @@ class _ReadingSearch:
                 self._choices[key] = choice
                 total = sum(v * b for v, b in choice)
                 terms.extend(costs[key][v] * b for v, b in choice if costs[key][v])
+                # The digits each value's combinations use (a 4 in two cells is 1 and 3): implied
+                # by the sum and all-different, but CP-SAT does not see it until digits are placed,
+                # and the search then wanders through readings whose runs cannot be filled.
+                for v, b in choice:
+                    allowed = allowed_digits_mask(v, len(cells))
+                    for d in range(1, 10):
+                        if not allowed >> d & 1:
+                            for c in cells:
+                                if c not in givens:
+                                    model.Add(digit[c] != d).OnlyEnforceIf(b)
             if len(cells) > 1:
                 model.AddAllDifferent([digit[c] for c in cells])
             model.Add(sum(digit[c] for c in cells) == total)
+            totals[key[1]].append(total)
+            in_runs[key[1]].update(cells)
+        # Every white cell's digit counts once across and once down: the across totals and the
+        # down totals balance (a cell outside every run of one direction counts on that side
+        # alone). Implied too, but it rules out a reading on its clues alone.
+        model.Add(sum(totals["across"]) + sum(digit[c] for c in digit if c not in in_runs["across"])
+                  == sum(totals["down"]) + sum(digit[c] for c in digit if c not in in_runs["down"]))
         self._cost = sum(terms) if terms else None  # None: every reading costs the same
         if terms:
             model.Minimize(self._cost)

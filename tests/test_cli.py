@@ -74,8 +74,9 @@ def test_inconsistent_clues_exit_unsolvable(tmp_path, capsys):
     doc = json.loads(out)
     (puzzle,) = doc["puzzles"]
     # As printed, the across clues total 222 and the down clues 220 (../shared/images/README.md):
-    # no solution exists, and the message says so with the totals, whatever else it doubts.
-    assert puzzle["status"] == "unreadable" and code == ExitCode.unreadable
+    # no solution exists, and the verdict says so (every clue read clearly, no reading the rules
+    # allow), with the totals.
+    assert puzzle["status"] == "unsolvable" and code == ExitCode.unsolvable
     assert "222" in puzzle["problems"][0] and "220" in puzzle["problems"][0]
     assert (tmp_path / "o.png").exists()  # the read grid is still shown, with the trouble marked
 

@@ -171,7 +171,7 @@ def test_read_of_a_book_page_gives_its_three_puzzles_and_an_answer_key_that_agre
 
 
 @pytest.mark.slow
-def test_read_of_clues_that_contradict_each_other_is_unreadable_naming_the_totals(client):
+def test_read_of_clues_that_contradict_each_other_is_unsolvable_naming_the_totals(client):
     """As printed, the magazine grid's across clues total 222 and its down clues 220 (samples'
     README): no solution exists. The verdict says so and names the clues to check."""
     path = SAMPLES / "magazine_10x10_unbalanced.png"
@@ -181,7 +181,7 @@ def test_read_of_clues_that_contradict_each_other_is_unreadable_naming_the_total
     doc = resp.json()
     assert _png_size(client, doc["annotated"]) == (height, width)  # the read grid is still drawn
     (p,) = doc["puzzles"]
-    assert (p["status"], p["kind"], p["rows"], p["cols"]) == ("unreadable", "puzzle", 10, 10)
+    assert (p["status"], p["kind"], p["rows"], p["cols"]) == ("unsolvable", "puzzle", 10, 10)
     assert (p["solution"], p["unique"]) == (None, None)
     assert "222" in p["problems"][0] and "220" in p["problems"][0]
     assert p["grade"] is None  # no solution: nothing to grade

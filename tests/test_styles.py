@@ -360,6 +360,14 @@ def test_clue_cells_too_pale_to_tell_from_white_are_found_by_their_numbers():
     assert_solved_as_transcribed(IMAGES / "two_tone_pale_tints_11x11_render.jpg")
 
 
+def test_clue_cells_whose_halves_are_two_pale_tints_are_clue_cells():
+    """Two-tone clue cells (blue across halves, green down halves, no drawn diagonal) so pale that
+    six of them were taken for white cells; no run grows past nine, so only what sets them apart
+    tells: their two triangles are two prints, and they carry a number in a corner. Rendered
+    from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "two_tone_halves_pale_tints_no_diagonal_9x9_render.jpg")
+
+
 def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
     """White bold numbers on grey app tiles: a "0" seen a little askew is as round as a disc and its
     hole as large as a digit, so alone it would read "10" as "1". No other number of the grid sits

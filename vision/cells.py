@@ -177,6 +177,8 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
             ("white-looking cells carry a diagonal", lambda taken: _faint_diagonals(feats.diagonal, taken)),
             ("grey cells taken for white carry numbers in their corners",
              lambda taken: _numbered_grey_cells(warped, lattice, feats, taken)),
+            ("cells taken for white have halves of two tints and numbers in their corners",
+             lambda taken: _numbered_two_tone_cells(warped, lattice, feats.diagonal, taken)),
             ("cells of bare page beside white cells filled grey",
              lambda taken: _page_beside_filled_cells(feats.tone, taken))):
         extra = find(non_white | forced)
@@ -550,6 +552,62 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
     return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL)
+
+
+#: Side a cell is scaled to for comparing its two triangles, and the share of it left out at its
+#: border and on each side of its diagonal (lines, and a light diagonal line).
+_HALVES_S, _HALVES_BORDER, _HALVES_BAND = 24, 0.12, 0.12
+#: Lab distance between a cell's two triangles from which they are two prints (a white cell's
+#: triangles differ only by the ink of what is written in it, and by noise).
+_HALVES_APART = 10.0
+
+
+def _numbered_two_tone_cells(warped: np.ndarray, lattice: Lattice, diagonal: np.ndarray, non_white: np.ndarray
+                             ) -> np.ndarray:
+    """Cells taken for white whose two triangles are printed in two tints and that carry a number
+    in a corner: clue cells whose halves are shaded (the across half one pastel, the down half
+    another, or one half tinted and the other white).
+
+    Pale tints stay under the split of tone and colour, and where neither half holds a line,
+    no diagonal shows either. But a white cell's paper is one tint from corner to corner, in a
+    shade or under an app's cursor alike (which tint whole cells); a number in a corner rules
+    out a shadow's edge that happens to run along the diagonal. Where a cell shows no diagonal
+    line, a number is looked for with the diagonal's band left in: a large typed entry is then
+    one piece in the middle, not numbers in two corners.
+    """
+    white = ~non_white & ~_first_row_and_column(non_white.shape)
+    none = np.zeros_like(non_white)
+    if warped.ndim != 3 or white.sum() < 4:
+        return none
+    lab = bgr_to_lab(warped).astype(np.float32)
+    s = _HALVES_S
+    yy, xx = np.mgrid[0:s, 0:s] + 0.5
+    inner = ((xx > _HALVES_BORDER * s) & (xx < (1 - _HALVES_BORDER) * s)
+             & (yy > _HALVES_BORDER * s) & (yy < (1 - _HALVES_BORDER) * s))
+    upper = inner & (xx - yy > _HALVES_BAND * s)
+    lower = inner & (yy - xx > _HALVES_BAND * s)
+    apart = np.zeros(non_white.shape, np.float32)
+    for r, c in zip(*np.nonzero(white)):
+        cell = _crop(lab, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                     lattice.row_edges[r + 1], 0.0)
+        if cell.size == 0:
+            continue
+        small = cv2.resize(cell, (s, s), interpolation=cv2.INTER_AREA)
+        apart[r, c] = float(np.linalg.norm(_paper_lab(small[upper]) - _paper_lab(small[lower])))
+    d = apart[white]
+    base = float(np.median(d))
+    mad = float(np.median(np.abs(d - base))) * 1.4826
+    two_tone = white & (apart >= max(_HALVES_APART, base + 8 * mad))
+    if not two_tone.any() or two_tone.sum() > 0.4 * white.sum():
+        return none
+    return _numbered(warped, lattice, two_tone, diagonal_line=diagonal >= _SOME_DIAGONAL)
+
+
+def _paper_lab(pixels: np.ndarray) -> np.ndarray:
+    """The Lab colour of the paper among ``pixels`` (K, 3): the median of the lighter half, which
+    leaves out the ink of a number (a large typed digit covers much of a cell's triangle)."""
+    lightness = pixels[:, 0]
+    return np.median(pixels[lightness >= np.median(lightness)], axis=0)
 
 
 #: White cells printed this grey (or darker) are filled, not paper (a generated book's style).
