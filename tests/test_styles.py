@@ -195,6 +195,21 @@ def test_an_answer_grid_one_cell_beside_its_puzzle_is_two_grids():
     assert key.answer_to == (1, True)
 
 
+def test_a_puzzle_and_its_answers_printed_a_cell_apart_on_a_photographed_page_are_two_grids():
+    """A puzzle and its answer grid of the same height, a cell of white page apart and in line, on
+    a photographed page: the page's outline holds one lattice running across both, whose column
+    between them no line crosses. Each grid is found on its own: the puzzle solved as transcribed,
+    the answers named its answer key and found to agree with its solution."""
+    image = IMAGES / "answers_in_line_a_cell_beside_the_puzzle_7x7_render.jpg"
+    truth = load_transcription(image)
+    results = solve_image(load_image(image))
+    assert [r.status for r in results] == ["solved", "answer-key"]
+    solved, key = results
+    assert grid_tokens(solved.puzzle) == grid_tokens(truth)
+    assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
+    assert key.answer_to == (0, True)
+
+
 def test_a_block_of_text_beside_a_puzzle_is_not_reported_as_a_grid():
     """A book page with columns of text round a small puzzle: the text's lines and word gaps are
     found as a lattice, whose few "white cells" stand alone in their row and column. No Kakuro

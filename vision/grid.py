@@ -818,11 +818,11 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
                 col_sup[k] = 0.0
         # Two empty rows running across it split the lattice: a grid on one side, text or a
         # page edge that happens to keep the spacing on the other. The larger part stays.
-        split = _split_at_gap(row_sup, min_support)
+        split = _split_at_gap(row_sup, min_support, share.max(axis=1) < _BARE_PAGE)
         if split is not None:
             rows = rows[split]
             continue
-        split = _split_at_gap(col_sup, min_support)
+        split = _split_at_gap(col_sup, min_support, share.max(axis=0) < _BARE_PAGE)
         if split is not None:
             cols = cols[split]
             continue
@@ -847,16 +847,25 @@ def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.n
     return rows, cols
 
 
-def _split_at_gap(support: np.ndarray, min_support: float) -> slice | None:
-    """The edges (as a slice) of the larger part beside two or more unsupported inner bands."""
+def _split_at_gap(support: np.ndarray, min_support: float, bare: np.ndarray) -> slice | None:
+    """The edges (as a slice) of the larger part beside two or more unsupported inner bands, or
+    beside one that is ``bare`` page crossed by no line at all, between two parts as wide (within
+    a band): a puzzle and its answer grid printed a cell apart, in line (within one grid, a
+    single band's lines may all be lost, to a thick box line or a shadow)."""
     weak = np.concatenate([[False], support < min_support, [False]])
     starts = np.nonzero(weak[1:] & ~weak[:-1])[0]
     ends = np.nonzero(~weak[1:] & weak[:-1])[0]
     for a, b in zip(starts, ends):  # bands a .. b-1 are weak
-        if b - a >= 2 and a > 0 and b < len(support):
-            before, after = a, len(support) - b
+        before, after = a, len(support) - b
+        empty = b - a == 1 and support[a] < _EMPTY_BAND and bare[a] and abs(before - after) <= 1
+        if (b - a >= 2 or empty) and a > 0 and b < len(support):
             return slice(0, a + 1) if before >= after else slice(b, len(support) + 1)
     return None
+
+
+#: Support (see :func:`_band_support`) under which a single band is empty page, not cells, where
+#: no cell of it has more of its middle inked than ``_BARE_PAGE`` (no text, no digit, no shade).
+_EMPTY_BAND, _BARE_PAGE = 0.05, 0.02
 
 
 def _extend_cut_off(bands: np.ndarray, lines: np.ndarray, resp_cum: np.ndarray) -> np.ndarray:
