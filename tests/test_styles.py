@@ -210,6 +210,17 @@ def test_a_puzzle_and_its_answers_printed_a_cell_apart_on_a_photographed_page_ar
     assert key.answer_to == (0, True)
 
 
+def test_an_app_board_that_draws_every_empty_cell_as_a_zero_is_read():
+    """Some apps draw an empty white cell as a large "0" (FACTS.md). The zeros' top and bottom
+    strokes are lines a third of a cell apart in every row and column, a finer lattice than the
+    grid's (no grid was found). The puzzle is solved as transcribed, and the zeros are no entries.
+    Rendered from a corpus puzzle (its transcription)."""
+    image = IMAGES / "app_board_empty_cells_drawn_as_zeros_9x9_render.png"
+    assert_solved_as_transcribed(image)
+    (res,) = solve_image(load_image(image))
+    assert res.written == ()
+
+
 def test_a_block_of_text_beside_a_puzzle_is_not_reported_as_a_grid():
     """A book page with columns of text round a small puzzle: the text's lines and word gaps are
     found as a lattice, whose few "white cells" stand alone in their row and column. No Kakuro

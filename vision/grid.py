@@ -120,6 +120,8 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         distinct = list({q.tobytes(): q for q in options}.values())
         probes = [p for p in (_probe(small, q) for q in distinct) if p is not None]
         if not probes:
+            probes = [p for p in (_probe(small, q, refit_long_cells=True) for q in distinct) if p is not None]
+        if not probes:
             continue
         best = max(probes, key=lambda p: p[1])
         # Only as clear as the clearest, and lined all round: bridged, a line of text or a row of
@@ -646,8 +648,12 @@ def _sharpest_corner(quad_xy: np.ndarray) -> float:
     return worst
 
 
-def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
-    """Rectify a candidate and test whether it holds a lattice; returns the tightened quad."""
+def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool = False):
+    """Rectify a candidate and test whether it holds a lattice; returns the tightened quad.
+
+    With ``refit_long_cells``, a lattice whose cells come out two or more times as long one way
+    as the other is fitted again the finer way with cells as long as the coarser way's (a last
+    resort: a page's skewed outline passes that way too)."""
     if _sharpest_corner(quad_xy) < _MIN_CORNER_DEG:
         return None
     # A margin lets an outer line that the hull cut through still show as a peak.
@@ -675,6 +681,16 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray):
         # The columns' lines are drowned (pen strokes over thin lines, hatching) while the rows'
         # are clear: cells are near square, so the rows say how many columns to look for.
         col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, col_c)
+    row_size, col_size = (np.ptp(row_edges) / (len(row_edges) - 1), np.ptp(col_edges) / (len(col_edges) - 1))
+    if refit_long_cells and not 0.5 < row_size / col_size < 2.0:
+        # Cells two or three times as long one way as the other: the finer lattice is the print
+        # inside the cells (an app drawing every empty cell as a large "0": its top and bottom
+        # strokes are lines a third of a cell apart in every row). The coarser one says how
+        # many cells to look for.
+        if row_size < col_size:
+            row_edges, row_c = _fit_like(rows_p, col_edges, row_edges, 0.0)
+        else:
+            col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, 0.0)
     row_edges, col_edges = _trim_unsupported(warped, row_edges, col_edges)
     n_rows, n_cols = len(row_edges) - 1, len(col_edges) - 1
     contrast = min(row_c, col_c)
