@@ -452,10 +452,10 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
 STYLE_FAMILIES = (
     "discs_black", "discs_grey", "diagonal_everywhere", "no_diagonal", "tinted_clues", "finished_grey",
     "typed_entries", "answer_key", "grey_no_split", "two_tone_halves", "rounded_app", "dark_mode",
-    "app_notes",
+    "app_notes", "zero_cells",
 )
 # Families that are a look of their own; typed_entries, answer_key and app_notes draw on one of these.
-_LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES if f not in ("typed_entries", "answer_key", "app_notes"))
+_LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES if f not in ("typed_entries", "answer_key", "app_notes", "zero_cells"))
 # Looks that appear on a printed page (an answer key is printed; an app's board is not).
 _PRINT_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("rounded_app", "dark_mode"))
 # Looks an app draws its board in (pencil marks are an app's): not a book's discs on black, not a
@@ -504,6 +504,8 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
       nor a newspaper's diagonal in every cell): typed digits as ``typed_entries``, pencil marks
       (small candidates, each in its place of a 3x3 block) in other white cells, and the
       selected cell's row and column tinted.
+    - ``zero_cells``: an app's board, in a look an app uses, that draws every empty white cell
+      as a large "0" (FACTS.md); half the time some digits are typed too.
     - ``answer_key``: a printed look for a page that carries an answer grid (``render_family``).
     - ``grey_no_split``: light or mid grey squares carrying both numbers with no split.
     - ``two_tone_halves``: the across and down triangles shaded in two different colours.
@@ -520,8 +522,9 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
     """
     if family not in STYLE_FAMILIES:
         raise ValueError(f"family: expected one of {STYLE_FAMILIES}, got {family!r}")
-    if family in ("typed_entries", "answer_key", "app_notes"):
-        looks = {"answer_key": _PRINT_FAMILIES, "app_notes": _APP_FAMILIES}.get(family, _LOOK_FAMILIES)
+    if family in ("typed_entries", "answer_key", "app_notes", "zero_cells"):
+        looks = {"answer_key": _PRINT_FAMILIES, "app_notes": _APP_FAMILIES,
+                 "zero_cells": _APP_FAMILIES}.get(family, _LOOK_FAMILIES)
         base = (random_style(rng, cell_px) if rng.random() < 0.4
                 else style_of_family(rng, looks[int(rng.integers(len(looks)))], cell_px))
         if family == "answer_key":
@@ -1473,7 +1476,8 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
 
     ``typed_entries`` types a player's digits into 10-60% of the white cells, 0-2 of them wrong;
     ``app_notes`` does too, pencils 1-5 candidates into 30-80% of the white cells left, and
-    (four times in five) selects a white cell.
+    (four times in five) selects a white cell. ``zero_cells`` types digits half the time and
+    draws a "0" in every other white cell.
     ``answer_key`` prints a book page (``render_page``) holding the puzzles and, after them or
     first, an answer grid: ``puzzles[0]``'s layout with its solution in every white cell and no
     clue numbers. Every other family draws one puzzle alone. The puzzles themselves are drawn as
@@ -1495,7 +1499,8 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
     -------
     image : uint8 BGR ndarray
     corners : list of (4, 2) float32 ndarrays, one per puzzle, TL TR BR BL
-    entries : list of dicts, one per puzzle: the typed digits (empty but for ``typed_entries``)
+    entries : list of dicts, one per puzzle: the typed digits (empty but for ``typed_entries``, ``app_notes`` and
+        half of ``zero_cells``; a "0" is no entry)
     answer_keys : list of (4, 2) float32 ndarrays: the answer grid's corners (``answer_key`` only)
     """
     if family == "answer_key":
@@ -1519,9 +1524,14 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
     if len(puzzles) != 1 or len(values) != 1:
         raise ValueError(f"puzzles, values: {family} draws one puzzle, got {len(puzzles)}")
     style = style_of_family(rng, family, cell_px)
-    entries = _typed_entries(rng, puzzles[0], values[0]) if family in ("typed_entries", "app_notes") else {}
+    typed = family in ("typed_entries", "app_notes") or (family == "zero_cells" and rng.random() < 0.5)
+    entries = _typed_entries(rng, puzzles[0], values[0]) if typed else {}
     notes, cursor = (_pencil_marks(rng, puzzles[0], entries) if family == "app_notes" else ({}, None))
-    image, corners = render_puzzle(puzzles[0], style, entries=entries, notes=notes, cursor=cursor, rng=rng)
+    # An empty cell drawn as "0" is no entry: it is not among the typed digits returned.
+    zeros = ({cell: 0 for cell in puzzles[0].whites if cell not in entries and cell not in puzzles[0].given_at}
+             if family == "zero_cells" else {})
+    image, corners = render_puzzle(puzzles[0], style, entries={**entries, **zeros}, notes=notes, cursor=cursor,
+                                   rng=rng)
     if level is not None:
         image, corners = photograph(image, corners, rng, level)
     return image, [corners], [entries], []
