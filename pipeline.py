@@ -25,7 +25,7 @@ import numpy as np
 from solver.errors import ExitCode
 from solver.formats import grid_tokens, parse_puzzle
 from solver.model import Cell, Puzzle, Solution
-from solver.reconcile import RIVAL_ODDS, WEAK_READ, Correction, Reconciled, reconcile_reading, sides_text
+from solver.reconcile import RIVAL_ODDS, Correction, Reconciled, reconcile_reading, sides_text
 from solver.solve import solve_puzzle
 from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
@@ -576,13 +576,20 @@ def _misread_not_unsolvable(rec: Reconciled, off: tuple[Cell, ...]) -> Reconcile
     return dataclasses.replace(_not_solved(rec, problem, off), problems=(problem,) + rec.problems)
 
 
+#: A clue read with less confidence than this in its first choice (no likelier than all the
+#: others together) is more likely misread than not: the print is not blamed for a contradiction
+#: it takes part in.
+_CLEAR_READ = 0.5
+
+
 def _faint_not_unsolvable(reading: GridReading, rec: Reconciled) -> Reconciled:
     """``rec``, unless it says the clues contradict each other where some were read too faintly
-    to trust (under ``WEAK_READ``): then a clue is more likely misread than the puzzle misprinted,
-    and it is reported unreadable with those clues to check."""
+    to trust (their first reading no likelier than all the others together, ``_CLEAR_READ``):
+    then a clue is more likely misread than the puzzle misprinted, and it is reported unreadable
+    with those clues to check."""
     if rec.status != "unsolvable":
         return rec
-    faint = sorted((s.cell, s.direction) for s in reading.sides if s.options and s.sureness < WEAK_READ)
+    faint = sorted((s.cell, s.direction) for s in reading.sides if s.options and s.sureness < _CLEAR_READ)
     if not faint:
         return rec
     problem = (f"the clues as read contradict each other, and {len(faint)} of them were read too faintly to "

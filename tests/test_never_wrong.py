@@ -94,3 +94,19 @@ def test_clues_that_contradict_each_other_where_one_was_read_faintly_are_not_uns
     assert res.status == "unreadable", res.problems
     assert "too faintly" in res.problems[0]
     assert any(kind in ("across", "down") for _, kind in res.suspects)
+
+
+def test_clues_that_contradict_each_other_where_one_was_read_no_likelier_than_not_are_not_unsolvable():
+    """An app board (a "0" in every empty cell) photographed askew, its left column's clues cut
+    at the lattice: a "16" read as "6" with its first reading no likelier than all the others
+    together, a "45" as "15", a "17" as "7". No reading works, but a clue read that unsurely is
+    more likely misread than the puzzle misprinted: unreadable (exit code 8), naming it, not
+    unsolvable (exit code 5). Rendered from a corpus puzzle (its transcription: one solution);
+    it was reported unsolvable before."""
+    from conftest import IMAGES
+
+    image = IMAGES / "app_board_zeros_a_column_of_clues_misread_11x11_render.jpg"
+    assert solve_puzzle(load_transcription(image)).status == "unique"
+    (res,) = solve_image(load_image(image))
+    assert res.status == "unreadable", res.problems
+    assert "too faintly" in res.problems[0] and "row 11, column 1 (across)" in res.problems[0]
