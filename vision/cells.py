@@ -579,7 +579,6 @@ def _numbered_two_tone_cells(warped: np.ndarray, lattice: Lattice, diagonal: np.
     none = np.zeros_like(non_white)
     if warped.ndim != 3 or white.sum() < 4:
         return none
-    lab = bgr_to_lab(warped).astype(np.float32)
     s = _HALVES_S
     yy, xx = np.mgrid[0:s, 0:s] + 0.5
     inner = ((xx > _HALVES_BORDER * s) & (xx < (1 - _HALVES_BORDER) * s)
@@ -587,13 +586,18 @@ def _numbered_two_tone_cells(warped: np.ndarray, lattice: Lattice, diagonal: np.
     upper = inner & (xx - yy > _HALVES_BAND * s)
     lower = inner & (yy - xx > _HALVES_BAND * s)
     apart = np.zeros(non_white.shape, np.float32)
+    cells, small = [], []
     for r, c in zip(*np.nonzero(white)):
-        cell = _crop(lab, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+        cell = _crop(warped, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                      lattice.row_edges[r + 1], 0.0)
-        if cell.size == 0:
-            continue
-        small = cv2.resize(cell, (s, s), interpolation=cv2.INTER_AREA)
-        apart[r, c] = float(np.linalg.norm(_paper_lab(small[upper]) - _paper_lab(small[lower])))
+        if cell.size:
+            cells.append((r, c))
+            small.append(cv2.resize(cell, (s, s), interpolation=cv2.INTER_AREA))
+    if not cells:
+        return none
+    # The cells scaled down first, then into Lab all at once: a tenth of the pixels.
+    for (r, c), lab in zip(cells, bgr_to_lab(np.stack(small)).astype(np.float32)):
+        apart[r, c] = float(np.linalg.norm(_paper_lab(lab[upper]) - _paper_lab(lab[lower])))
     d = apart[white]
     base = float(np.median(d))
     mad = float(np.median(np.abs(d - base))) * 1.4826
