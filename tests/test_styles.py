@@ -195,12 +195,9 @@ def test_an_answer_grid_one_cell_beside_its_puzzle_is_two_grids():
     assert key.answer_to == (1, True)
 
 
-def test_a_puzzle_and_its_answers_printed_a_cell_apart_on_a_photographed_page_are_two_grids():
-    """A puzzle and its answer grid of the same height, a cell of white page apart and in line, on
-    a photographed page: the page's outline holds one lattice running across both, whose column
-    between them no line crosses. Each grid is found on its own: the puzzle solved as transcribed,
-    the answers named its answer key and found to agree with its solution."""
-    image = IMAGES / "answers_in_line_a_cell_beside_the_puzzle_7x7_render.jpg"
+def _assert_puzzle_solved_then_its_answer_key(image):
+    """The puzzle on ``image`` solved as transcribed (NAME.txt), then its answer grid, named its
+    answer key and found to agree."""
     truth = load_transcription(image)
     results = solve_image(load_image(image))
     assert [r.status for r in results] == ["solved", "answer-key"]
@@ -208,6 +205,15 @@ def test_a_puzzle_and_its_answers_printed_a_cell_apart_on_a_photographed_page_ar
     assert grid_tokens(solved.puzzle) == grid_tokens(truth)
     assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
     assert key.answer_to == (0, True)
+
+
+def test_a_puzzle_and_its_answers_printed_a_cell_apart_on_a_photographed_page_are_two_grids():
+    """A puzzle and its answer grid of the same height, a cell of white page apart and in line, on
+    a photographed page: the page's outline holds one lattice running across both, whose column
+    between them no line crosses. Each grid is found on its own: the puzzle solved as transcribed,
+    the answers named its answer key and found to agree with its solution."""
+    image = IMAGES / "answers_in_line_a_cell_beside_the_puzzle_7x7_render.jpg"
+    _assert_puzzle_solved_then_its_answer_key(image)
 
 
 def test_an_app_board_that_draws_every_empty_cell_as_a_zero_is_read():
@@ -441,13 +447,7 @@ def test_a_lattice_across_a_puzzle_and_its_answer_key_gives_way_to_both():
     A lattice also runs from the middle of the puzzle across the answer grid, as clear as each;
     it cuts the puzzle's grid in two, so it is no grid around them: each is found on its own."""
     image = IMAGES / "answer_key_beside_its_puzzle_lattice_across_both_7x7_render.jpg"
-    truth = load_transcription(image)
-    results = solve_image(load_image(image))
-    assert [r.status for r in results] == ["solved", "answer-key"]
-    solved, key = results
-    assert grid_tokens(solved.puzzle) == grid_tokens(truth)
-    assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
-    assert key.answer_to == (0, True)
+    _assert_puzzle_solved_then_its_answer_key(image)
 
 
 @pytest.mark.parametrize("name", ["app_board_cursor_row_and_column_tinted_11x11_render",
