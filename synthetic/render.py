@@ -455,7 +455,8 @@ STYLE_FAMILIES = (
     "app_notes", "zero_cells",
 )
 # Families that are a look of their own; typed_entries, answer_key and app_notes draw on one of these.
-_LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES if f not in ("typed_entries", "answer_key", "app_notes", "zero_cells"))
+_LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES
+                       if f not in ("typed_entries", "answer_key", "app_notes", "zero_cells"))
 # Looks that appear on a printed page (an answer key is printed; an app's board is not).
 _PRINT_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("rounded_app", "dark_mode"))
 # Looks an app draws its board in (pencil marks are an app's): not a book's discs on black, not a

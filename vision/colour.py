@@ -12,7 +12,8 @@ import numpy as np
 
 # sRGB's transfer curve, 8-bit code to linear light.
 _CODES = np.arange(256, dtype=np.float64) / 255.0
-_LINEAR = np.where(_CODES <= 0.04045, _CODES / 12.92, ((_CODES + 0.055) / 1.055) ** 2.4).astype(np.float32)[:, None]
+_LINEAR = np.where(_CODES <= 0.04045, _CODES / 12.92,
+                   ((_CODES + 0.055) / 1.055) ** 2.4).astype(np.float32)[:, None]  # (256, 1): cv2.LUT's table
 # Linear BGR to XYZ (D65), each row divided by the white point's X, Y or Z; the columns are
 # B, G, R to take OpenCV's channel order as it is.
 _BGR_TO_XYZ_WHITE = (np.array([[0.180423, 0.357580, 0.412453],
@@ -23,8 +24,8 @@ _EPSILON = 0.008856
 
 
 def bgr_to_lab(image: np.ndarray) -> np.ndarray:
-    """8-bit BGR to 8-bit Lab, as ``cv2.cvtColor(image, cv2.COLOR_BGR2LAB)`` (within three levels: OpenCV interpolates
-    its own from a table).
+    """8-bit BGR to 8-bit Lab, as ``cv2.cvtColor(image, cv2.COLOR_BGR2LAB)`` gives it (within
+    three levels: OpenCV interpolates its own from a table).
 
     Parameters
     ----------
