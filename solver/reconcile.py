@@ -31,8 +31,9 @@ TRUSTED = 0.97
 #: likely readings means the clues do not pin the reading down).
 MAX_READINGS = 12
 #: Budget for the whole search; past it no correction can be called forced. It is counted in
-#: CP-SAT's deterministic time (about a second each on one idle core here), not in seconds, so a
-#: photo gives the same answer on a busy or slow machine as on an idle one.
+#: CP-SAT's deterministic time (2-3 s each on one idle core here, with the implied constraints
+#: below), not in seconds, so a photo gives the same answer on a busy or slow machine as on an
+#: idle one.
 SEARCH_BUDGET = 3.0
 #: A machine this many times slower than the budget assumes is stopped by the clock all the same.
 _WALL_CAP = 5.0
