@@ -70,7 +70,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     lab = None
     if warped.ndim == 3:
         gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
-        lab = bgr_to_lab(warped) if warped.dtype == np.uint8 else cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+        lab = bgr_to_lab(warped)
     elif warped.ndim == 2:
         gray = warped
     else:
@@ -345,7 +345,7 @@ def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndar
     """
     if warped.ndim != 3:
         return None
-    lab = bgr_to_lab(warped) if warped.dtype == np.uint8 else cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+    lab = bgr_to_lab(warped)
     n_rows, n_cols = lattice.shape
     features = np.zeros((n_rows * n_cols, 3), np.float32)
     for r in range(n_rows):
@@ -575,7 +575,7 @@ def _numbered_two_tone_cells(warped: np.ndarray, lattice: Lattice, diagonal: np.
     line, a number is looked for with the diagonal's band left in: a large typed entry is then
     one piece in the middle, not numbers in two corners.
     """
-    white = ~non_white & ~_first_row_and_column(non_white.shape)
+    white = ~non_white
     none = np.zeros_like(non_white)
     if warped.ndim != 3 or white.sum() < 4:
         return none
@@ -598,11 +598,8 @@ def _numbered_two_tone_cells(warped: np.ndarray, lattice: Lattice, diagonal: np.
     # The cells scaled down first, then into Lab all at once: a tenth of the pixels.
     for (r, c), lab in zip(cells, bgr_to_lab(np.stack(small)).astype(np.float32)):
         apart[r, c] = float(np.linalg.norm(_paper_lab(lab[upper]) - _paper_lab(lab[lower])))
-    d = apart[white]
-    base = float(np.median(d))
-    mad = float(np.median(np.abs(d - base))) * 1.4826
-    two_tone = white & (apart >= max(_HALVES_APART, base + 8 * mad))
-    if not two_tone.any() or two_tone.sum() > 0.4 * white.sum():
+    two_tone = _standing_out(apart, white, _HALVES_APART)
+    if not two_tone.any():
         return none
     return _numbered(warped, lattice, two_tone, diagonal_line=diagonal >= _SOME_DIAGONAL)
 
@@ -881,14 +878,18 @@ def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
     white = ~non_white
     if white.sum() < 4:
         return np.zeros_like(non_white)
-    d = diagonal[white]
+    return _standing_out(diagonal, white, 0.12)
+
+
+def _standing_out(measure: np.ndarray, white: np.ndarray, least: float) -> np.ndarray:
+    """The ``white`` cells whose ``measure`` stands far outside the white cells' own spread (eight
+    robust deviations above their median, and ``least`` at the least). A few such cells among
+    many white ones; where they are more, the measure is not telling them apart: none."""
+    d = measure[white]
     base = float(np.median(d))
     mad = float(np.median(np.abs(d - base))) * 1.4826
-    faint = white & (diagonal >= max(0.12, base + 8 * mad))
-    # A few such cells among many white ones; otherwise the measure is not telling them apart.
-    if faint.sum() > 0.4 * white.sum():
-        return np.zeros_like(non_white)
-    return faint
+    out = white & (measure >= max(least, base + 8 * mad))
+    return out if out.sum() <= 0.4 * white.sum() else np.zeros_like(white)
 
 
 def _paper_tone(cell: np.ndarray) -> float:

@@ -24,23 +24,25 @@ _EPSILON = 0.008856
 
 
 def bgr_to_lab(image: np.ndarray) -> np.ndarray:
-    """8-bit BGR to 8-bit Lab, as ``cv2.cvtColor(image, cv2.COLOR_BGR2LAB)`` gives it (within
-    three levels: OpenCV interpolates its own from a table).
+    """BGR to Lab, as ``cv2.cvtColor(image, cv2.COLOR_BGR2LAB)`` gives it: 8-bit here (within
+    three levels: OpenCV interpolates its own from a table), other pixel types by OpenCV.
 
     Parameters
     ----------
-    image : (..., 3) uint8 ndarray
+    image : (..., 3) ndarray
         BGR.
 
     Returns
     -------
-    lab : (..., 3) uint8 ndarray
-        L scaled to 0..255, a and b offset by 128, as OpenCV stores 8-bit Lab.
+    lab : (..., 3) ndarray
+        For 8-bit, L scaled to 0..255 and a and b offset by 128, as OpenCV stores 8-bit Lab.
     """
-    if image.dtype != np.uint8 or image.ndim < 1 or image.shape[-1] != 3:
-        raise ValueError(f"image must be a (..., 3) uint8 BGR array, got {image.dtype} {image.shape}")
+    if image.ndim < 1 or image.shape[-1] != 3:
+        raise ValueError(f"image must be a (..., 3) BGR array, got {image.dtype} {image.shape}")
     shape = image.shape
     pixels = np.ascontiguousarray(image).reshape(-1, 1, 3)
+    if image.dtype != np.uint8:
+        return cv2.cvtColor(pixels, cv2.COLOR_BGR2LAB).reshape(shape)
     xyz = cv2.transform(cv2.LUT(pixels, _LINEAR), _BGR_TO_XYZ_WHITE)
     # Lab's f: a cube root above epsilon, a straight line below that meets it there (and
     # 116 f(Y) - 16 is then Lab's lightness on both sides).
