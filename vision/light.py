@@ -11,7 +11,9 @@ The edge is found where the grid's own print cannot make one: inside cells, away
 lines and the cells' diagonals, as a straight step in the log of the brightness that is darker
 on the same side all along (a printed stroke is darker in its middle, both sides lighter) and
 still a stroke's width further on, in one cell or along a straight run through several, and it
-must go on into another cell at one depth. The shadow's outline is a parabola through the edge
+must go on into another cell at one depth. Near and along a grid line, where a fill the lattice
+missed makes such a step too, it must also darken the lines it crosses and run on through three
+cells. The shadow's outline is a parabola through the edge
 points that face the main way, carried on straight past the ends; its depth is divided out of
 the far side, and the correction is dropped when it leaves a step along its own outline (the
 shadow ended elsewhere: fingers, a corner).
@@ -37,8 +39,11 @@ _MAX_GAIN = 0.88
 _MIN_GAIN = 0.2
 #: |cos| between a step's normal and a cell side's from which the step runs along that side.
 _ALONG_SIDE = 0.97
-#: Share of a cell from its side within which a step along that side is the print's.
+#: Share of a cell from its side within which a step along that side may be the print's (a fill
+#: or a border the lattice missed by a few pixels): it is taken for a shadow's edge only where it
+#: runs on, on one line, through at least ``_SIDE_RUN`` cells.
 _SIDE_BAND = 0.45
+_SIDE_RUN = 3
 #: How much further from an edge (times the step's offset) the shadow must keep its depth.
 _FAR = 3.0
 #: Share of the shadow's depth (in log brightness) that may be left along its outline once
@@ -124,17 +129,137 @@ def find_shadow(gray: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
     candidate = (magnitude > _EDGE_GRADIENT) & ~_print_bands(gray.shape, lattice)
     n_rows, n_cols = lattice.shape
     edges: list[ShadowEdge] = []
+    along_sides: list[ShadowEdge] = []
     for r in range(n_rows):
         for c in range(n_cols):
             edge = _edge_in_cell(candidate, gx, gy, logl, lattice, r, c)
             if edge is not None:
-                edges.append(edge)
+                (along_sides if _along_a_side(edge, lattice) else edges).append(edge)
     crossed = {(e.row, e.col) for e in edges}
     # Where a cell's clue digits outnumber the edge's pixels, the cell alone cannot tell; the
     # edge's straight run through several cells can.
     cell = float(np.median(np.diff(lattice.row_edges)))
-    edges += [e for e in _edges_along_lines(candidate, logl, lattice, cell) if (e.row, e.col) not in crossed]
+    for e in _edges_along_lines(candidate, logl, lattice, cell):
+        if (e.row, e.col) not in crossed:
+            (along_sides if _along_a_side(e, lattice) else edges).append(e)
+    # A shadow cast square to the page runs near and along a grid line as often as not; so does
+    # print (a fill the lattice missed by a few pixels, a frame, a row of digits' feet). The
+    # shadow darkens the ink of the grid lines it crosses as much as the paper, falls from one
+    # level of paper to the other with no line at the step, and goes on through several cells;
+    # print does none of these.
+    lines = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
+    edges += _in_line([e for e in along_sides if _darkens_crossing_lines(e, lines, lattice)
+                       and not _dips_at_the_step(e, lines, lattice)], cell, _SIDE_RUN)
     return _chained(edges, cell)
+
+
+def _along_a_side(edge: ShadowEdge, lattice: Lattice) -> bool:
+    """Whether a step runs along its cell's side, within ``_SIDE_BAND`` of it."""
+    r, c = edge.row, edge.col
+    y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
+    x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
+    size = min(y1 - y0, x1 - x0)
+    normal = np.array(edge.normal_xy)
+    px, py = edge.point_xy
+    return any(abs(normal @ side_normal) > _ALONG_SIDE and min(at - lo, hi - at) < _SIDE_BAND * size
+               for side_normal, lo, hi, at in (((1.0, 0.0), x0, x1, px), ((0.0, 1.0), y0, y1, py)))
+
+
+#: Share of a shadow's depth (log brightness) by which the grid lines it crosses must darken too.
+_LINES_DARKEN = 0.35
+#: Log contrast of a grid line's ink against the paper either side, at least, for it to be one.
+_LINE_SEEN = 0.3
+
+
+def _darkens_crossing_lines(edge: ShadowEdge, gray: np.ndarray, lattice: Lattice) -> bool:
+    """Whether the grid lines crossing a step that runs along a cell's side are darker beyond it
+    (the step's own depth, within ``_LINES_DARKEN``): then the step is light, not print."""
+    r, c = edge.row, edge.col
+    rows, cols = lattice.row_edges, lattice.col_edges
+    size = min(rows[r + 1] - rows[r], cols[c + 1] - cols[c])
+    normal = np.array(edge.normal_xy)
+    reach = max(2, int(round(0.08 * size)))
+    h, w = gray.shape
+    vertical_edge = abs(normal[0]) > abs(normal[1])
+    parallel = np.asarray(cols if vertical_edge else rows, float)
+    start = edge.point_xy[0 if vertical_edge else 1]
+    # Either side of the step, on the crossing line but clear of the grid lines along the step
+    # (their ink would pass for a darkening).
+    offsets = []
+    for sign in (1.0, -1.0):  # towards the light, then away
+        clear = [d for d in (0.2, 0.35, 0.5, 0.65)
+                 if np.min(np.abs(parallel - (start + sign * d * size * normal[0 if vertical_edge else 1]))) > 0.12 * size]
+        offsets.append(sign * (clear[0] if clear else 0.2) * size)
+    steps = []
+    for line in ((rows[r], rows[r + 1]) if vertical_edge else (cols[c], cols[c + 1])):
+        levels = []
+        for off in offsets:
+            x, y = np.array(edge.point_xy) + off * normal
+            at = int(round(line))
+            if not (0 <= x < w and 0 <= y < h):
+                break
+            # Across the line: its ink (the darkest within ``reach``) and the paper either side.
+            if vertical_edge:
+                xi = int(round(x))
+                across = gray[max(at - 3 * reach, 0):at + 3 * reach + 1, max(xi - 1, 0):xi + 2].mean(axis=1)
+            else:
+                yi = int(round(y))
+                across = gray[max(yi - 1, 0):yi + 2, max(at - 3 * reach, 0):at + 3 * reach + 1].mean(axis=0)
+            centre = min(at, 3 * reach)
+            ink = float(across[max(centre - reach, 0):centre + reach + 1].min(initial=255.0))
+            paper = min(float(np.median(across[:max(centre - reach, 1)])), float(np.median(across[centre + reach + 1:]))
+                        if centre + reach + 1 < len(across) else 255.0)
+            if np.log(paper + 1.0) - np.log(ink + 1.0) < _LINE_SEEN:
+                break  # no line here: a digit or a fill, not a crossing to compare
+            levels.append(ink)
+        if len(levels) == 2:
+            steps.append(np.log(levels[0] + 1.0) - np.log(levels[1] + 1.0))
+    return bool(steps) and float(np.median(steps)) > _LINES_DARKEN * -np.log(edge.gain)
+
+
+def _dips_at_the_step(edge: ShadowEdge, gray: np.ndarray, lattice: Lattice) -> bool:
+    """Whether the brightness across a step falls below its dark side's level at the step: a grid
+    line there, bounding a fill (the lattice missed it by a few pixels). A shadow's edge falls
+    from one level of paper to the other and no further."""
+    r, c = edge.row, edge.col
+    size = float(min(lattice.row_edges[r + 1] - lattice.row_edges[r], lattice.col_edges[c + 1] - lattice.col_edges[c]))
+    normal = np.array(edge.normal_xy)
+    along = np.array([-normal[1], normal[0]])
+    h, w = gray.shape
+    # Pixels across the step at points along it, within its cell's middle.
+    t = np.arange(-0.3 * size, 0.3 * size + 1.0)
+    u = np.linspace(-0.2, 0.2, 9) * size
+    centre = np.array([(lattice.col_edges[c] + lattice.col_edges[c + 1]) / 2,
+                       (lattice.row_edges[r] + lattice.row_edges[r + 1]) / 2])
+    base = np.array(edge.point_xy) + ((centre - np.array(edge.point_xy)) @ along) * along
+    xs = base[0] + u[:, None] * along[0] + t[None, :] * normal[0]
+    ys = base[1] + u[:, None] * along[1] + t[None, :] * normal[1]
+    profile = np.median(gray[np.clip(np.rint(ys).astype(int), 0, h - 1), np.clip(np.rint(xs).astype(int), 0, w - 1)],
+                        axis=0)
+    dark_side = float(np.median(profile[t < -0.15 * size]))
+    at_step = float(profile[np.abs(t) <= 0.12 * size].min())
+    return np.log(dark_side + 1.0) - np.log(at_step + 1.0) > _LINE_SEEN
+
+
+def _in_line(edges: list[ShadowEdge], cell: float, least: int) -> list[ShadowEdge]:
+    """The edges on one line, facing one way at a like depth, that run through at least
+    ``least`` cells (themselves included) with no more than one cell missing between two."""
+    kept = []
+    for e in edges:
+        p, n = np.array(e.point_xy), np.array(e.normal_xy)
+        along = np.array([-n[1], n[0]])
+        at = sorted({round(float((np.array(f.point_xy) - p) @ along) / cell) for f in edges
+                     if np.array(f.normal_xy) @ n > 0.95 and abs((np.array(f.point_xy) - p) @ n) < 0.2 * cell
+                     and 0.6 < np.log(e.gain) / np.log(f.gain) < 1.0 / 0.6})
+        # The run of cells (by their distance along the line, in cells) that holds this edge.
+        start = end = at.index(0)
+        while start > 0 and at[start] - at[start - 1] <= 2:
+            start -= 1
+        while end < len(at) - 1 and at[end + 1] - at[end] <= 2:
+            end += 1
+        if end - start + 1 >= least:
+            kept.append(e)
+    return kept
 
 
 def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice, cell: float
@@ -155,11 +280,6 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
     x0s, y0s, x1s, y1s = seg.T
     lengths = np.hypot(x1s - x0s, y1s - y0s)
     directions = np.stack([x1s - x0s, y1s - y0s], axis=1) / lengths[:, None]
-    # Along a grid line, a step is a fill the lattice missed by a few pixels.
-    along_row = ((np.abs(directions[:, 0]) > _ALONG_SIDE)
-                 & (np.min(np.abs(rows[None, :] - ((y0s + y1s) / 2)[:, None]), axis=1) < _SIDE_BAND * cell))
-    along_col = ((np.abs(directions[:, 1]) > _ALONG_SIDE)
-                 & (np.min(np.abs(cols[None, :] - ((x0s + x1s) / 2)[:, None]), axis=1) < _SIDE_BAND * cell))
     # Points every 2 pixels along each run, of all runs at once (most runs are digits and go no
     # further): at least half of them must be step pixels.
     ts = [np.arange(0.0, length, 2.0) for length in lengths]
@@ -172,7 +292,7 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
     ends = np.cumsum(counts)[:-1]
     runs = zip(directions, np.split(px_all, ends), np.split(py_all, ends), np.split(on_step, ends))
     edges = []
-    for (direction, px, py, keep), take in zip(runs, ~along_row & ~along_col & mostly_steps):
+    for (direction, px, py, keep), take in zip(runs, mostly_steps):
         if not take or _along_diagonals(px, py, direction, rows, cols):
             continue
         normal = np.array([-direction[1], direction[0]])
@@ -240,11 +360,6 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
     if _along_diagonals(pts[inliers, 0], pts[inliers, 1], np.array([vx, vy]),
                         np.asarray(lattice.row_edges), np.asarray(lattice.col_edges)):
         return None
-    # A step along a cell's side, not far inside it, is a fill or a border the lattice missed by
-    # a few pixels (a paper margin beside the outer border), not a shadow.
-    for side_normal, lo, hi, at in (((1.0, 0.0), x0, x1, px), ((0.0, 1.0), y0, y1, py)):
-        if abs(normal @ side_normal) > _ALONG_SIDE and min(at - lo, hi - at) < _SIDE_BAND * size:
-            return None
     return ShadowEdge(r, c, (px, py), (float(normal[0]), float(normal[1])), gain)
 
 
