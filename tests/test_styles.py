@@ -44,6 +44,15 @@ def test_large_typed_entries_in_a_grid_with_a_diagonal_in_every_cell_are_not_clu
     assert_solved_as_transcribed(IMAGES / "typed_entries_diagonal_in_every_cell_11x11_render.jpg")
 
 
+def test_large_typed_entries_cut_in_two_by_the_band_along_the_diagonal_are_not_clues():
+    """Hatched blocks, a diagonal in every cell, typed "3"s and "7"s whose top and bottom the band
+    along the diagonal parts: each part alone is as tall as a clue number and off the diagonal,
+    and sixteen white cells were taken for clues ("not a Kakuro grid"). Together the two parts
+    are one glyph, no wider than a digit, centred on the diagonal. Rendered from a corpus puzzle
+    (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "typed_entries_hatched_blocks_diagonal_in_every_cell_11x11_render.jpg")
+
+
 #: The digits typed large into the grid below, counted by eye in the picture.
 _TYPED_ON_GREY_PAPER = sorted([3, 2, 5, 8, 8, 9, 8, 4, 4, 9, 4, 7, 2, 8, 2])
 

@@ -806,12 +806,30 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool
         mask[_CORNER_DIAGONAL] = False
     mask[:edge, :] = mask[-edge:, :] = mask[:, :edge] = mask[:, -edge:] = False
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    x1, y1 = x0 + stats[:, cv2.CC_STAT_WIDTH], y0 + stats[:, cv2.CC_STAT_HEIGHT]
+    side = np.sign(centroids[:, 0] - centroids[:, 1])
     for i in range(1, n):
         h, area = stats[i, cv2.CC_STAT_HEIGHT], stats[i, cv2.CC_STAT_AREA]
         cx, cy = centroids[i]
-        if (area >= 4 and _CORNER_H[0] * _CORNER_S <= h <= _CORNER_H[1] * _CORNER_S
+        if not (area >= 4 and _CORNER_H[0] * _CORNER_S <= h <= _CORNER_H[1] * _CORNER_S
                 and abs(cx - cy) / _CORNER_S >= _CORNER_D):
-            return True
+            continue
+        # Ink across the band from this piece, over the same columns (or rows) and no further
+        # off than the band is wide, may be the other part of one glyph the band cut in two: a
+        # large entry astride the diagonal. Together they are then one glyph's shape, taller than
+        # a clue number, no wider than a digit, centred on the diagonal; numbers in the two
+        # corners of a clue cell, together, are as wide as the cell and centred on it too.
+        gap = 2 * _CORNER_BAND * _CORNER_S + 2
+        parts = [i] + [j for j in range(1, n) if side[j] == -side[i] and stats[j, cv2.CC_STAT_AREA] >= 4
+                       and ((min(x1[i], x1[j]) > max(x0[i], x0[j]) and max(y0[i], y0[j]) - min(y1[i], y1[j]) <= gap)
+                            or (min(y1[i], y1[j]) > max(y0[i], y0[j]) and max(x0[i], x0[j]) - min(x1[i], x1[j]) <= gap))]
+        if len(parts) > 1:
+            ux0, uy0, ux1, uy1 = x0[parts].min(), y0[parts].min(), x1[parts].max(), y1[parts].max()
+            if (uy1 - uy0 > _CORNER_H[1] * _CORNER_S and ux1 - ux0 <= 0.5 * _CORNER_S
+                    and abs((ux0 + ux1) - (uy0 + uy1)) / 2 < _CORNER_D * _CORNER_S):
+                continue
+        return True
     return False
 
 

@@ -1097,6 +1097,24 @@ def ink_chroma(cell_img: np.ndarray, ink: np.ndarray) -> float | None:
     return float(np.median(np.hypot(lab[..., 1][pick] - 128, lab[..., 2][pick] - 128)))
 
 
+def _marks(cells: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[list[_Glyph]]]:
+    """Per white cell, its ink (grid lines left out) and the glyphs in it large enough to be a
+    digit written or printed there."""
+    masks, glyph_lists = [], []
+    for cell in cells:
+        gray = _to_gray(cell, "cells[i]")
+        ink = _ink_mask(gray, _INSIDE, _CORE, _RIM)
+        ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
+        masks.append(ink)
+        glyph_lists.append([g for g in _segment(ink, _GIVEN_MAX_H) if g.box_xy[3] >= 0.2 * _S])
+    return masks, glyph_lists
+
+
+def filled_in(cells: Sequence[np.ndarray]) -> bool:
+    """Whether more than half of a grid's white cells hold a digit (a solver's, or a solution's)."""
+    return sum(1 for glyphs in _marks(cells)[1] if glyphs) > _FILLED_SHARE * len(cells)
+
+
 def read_givens(cells: Sequence[np.ndarray], *, ink_chromas: Sequence[float] = (),
                 classifier: GlyphClassifier | None = None,
                 tesseract_reader: "TesseractReader | None" = None) -> list[NumberRead]:
@@ -1129,14 +1147,7 @@ def read_givens(cells: Sequence[np.ndarray], *, ink_chromas: Sequence[float] = (
     empty = [NumberRead(None, 1.0) for _ in cells]
     if not cells:
         return empty
-    masks, glyph_lists = [], []
-    for cell in cells:
-        gray = _to_gray(cell, "cells[i]")
-        ink = _ink_mask(gray, _INSIDE, _CORE, _RIM)
-        ink = _remove_lines(ink, _INSIDE, diagonal=False) if ink.any() else ink
-        glyphs = [g for g in _segment(ink, _GIVEN_MAX_H) if g.box_xy[3] >= 0.2 * _S]
-        masks.append(ink)
-        glyph_lists.append(glyphs)
+    masks, glyph_lists = _marks(cells)
     marked = [i for i, gl in enumerate(glyph_lists) if gl]
     if not marked:
         return empty

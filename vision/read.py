@@ -14,8 +14,9 @@ from .colour import bgr_to_lab
 from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_irregularity,
                    refine_lattice_mesh, remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
-from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, ink_chroma, ink_likeness, number_likeness,
-                  read_clues_glyph, read_clues_two_readers, read_given_digits, read_givens, split_clue_cell)
+from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, filled_in, ink_chroma, ink_likeness,
+                  number_likeness, read_clues_glyph, read_clues_two_readers, read_given_digits, read_givens,
+                  split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "read_answer_key", "straighten_grid",
@@ -306,12 +307,19 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
     if stray:
         log.info("numbers read where the layout has no run: %s", stray)
     white_cells = sorted(whites)
+    legible = sum(1 for side in sides if side.options and side.options[0][1] >= 0.5)
+    if sides and legible <= _KEY_CLUE_SHARE * len(sides) \
+            and filled_in([_cell_crop(warped, read_lattice, r, c) for r, c in white_cells]):
+        # Digits in the white cells and none in the clue cells: a solution grid (an answer key,
+        # if its digits keep the rules; see read_answer_key) or a sudoku, not a puzzle to solve.
+        doubt = f"{len(sides) - legible} of {len(sides)} clues hold no legible number, and the white cells hold digits"
+        log.info("grid %dx%d: %s; not a puzzle", n_rows, n_cols, doubt)
     given_reads = read_givens([_cell_crop(warped, read_lattice, r, c) for r, c in white_cells],
                               ink_chromas=_printing_ink_chromas(crops))
     givens = {cell: int(g.value) for cell, g in zip(white_cells, given_reads) if g.value is not None}
     if givens:
         log.info("givens read: %s", givens)
-    return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), stray=tuple(stray), doubt=None,
+    return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), stray=tuple(stray), doubt=doubt,
                        givens=givens, glyph_reads=first, **base)
 
 
