@@ -103,6 +103,15 @@ def test_white_cells_deep_in_a_soft_shadow_over_a_real_grid_are_read_by_their_ne
     assert grid_tokens(result.puzzle) == grid_tokens(truth)
 
 
+def test_a_dark_frame_the_lattice_missed_is_no_shadow():
+    """Grey clue cells with numbers in discs, photographed: the last column and row of the lattice
+    end a few pixels past the grid's dark frame, a straight step along three cells that darkens
+    the grid lines too. Taken for a shadow's edge there, its cells were classed as in a shadow
+    and the layout broke. Along the grid's border such a step is the frame's. Rendered from a
+    corpus puzzle (its transcription); saved at JPEG quality 97, which keeps the step."""
+    assert_solved_as_transcribed(IMAGES / "discs_grey_dark_frame_the_lattice_missed_12x10_render.jpg")
+
+
 @pytest.mark.parametrize("name", ["wikipedia_8x8.png", "site_german_10x10.png", "guardian1244_photo_a.jpg",
                                   "book_page_curl_photo.jpg", "times2046_photo_handfilled.png"])
 def test_no_shadow_is_found_where_the_light_is_even(name):

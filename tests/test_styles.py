@@ -470,6 +470,15 @@ def test_white_cells_an_app_tints_round_the_selected_cell_are_white(name):
     assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
 
 
+def test_white_cells_an_app_tints_in_the_selected_row_and_column_unlike_any_print_are_white():
+    """An app's board with pencilled candidates, grey blocks and clue cells, and the selected
+    cell's row and column tinted lilac: lighter than the grey print, and of a colour no print has,
+    the tinted cells were taken for print all the same (runs of one cell: "not a Kakuro grid").
+    Cells so tinted that lie in one row and one column are white where that gives a layout a
+    Kakuro can have. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_notes_selected_row_and_column_tinted_6x12_render.png")
+
+
 @pytest.mark.parametrize("name", ["app_board_yellow_cursor_cross_clue_cells_white_with_diagonal_9x9_render",
                                   "app_board_pink_cursor_column_clue_cells_white_with_diagonal_11x11_render"])
 def test_tinted_cells_are_paper_where_the_clue_cells_are_paper_too(name):

@@ -213,6 +213,12 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
                   int(soft.sum()))
         non_white &= ~soft
         confidence = np.where(soft, 0.6, confidence)
+    selected = _selection_tint(feats, non_white | forced)
+    if selected.any():
+        log.debug("cells: %d cells of one row and one column tinted unlike any print are an app's selection",
+                  int(selected.sum()))
+        non_white &= ~selected
+        confidence = np.where(selected, 0.6, confidence)
     plain = _plain_among_diagonal_blocks(warped, lattice, feats, non_white | forced)
     if plain.any():
         log.debug("cells: %d grey cells without a diagonal where the blocks carry one are white", int(plain.sum()))
@@ -257,6 +263,33 @@ def _plain_among_diagonal_blocks(warped: np.ndarray, lattice: Lattice, feats: Ce
     if not plain.any() or not _plausible_layout(white | plain):
         return none
     return plain
+
+
+def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
+    """Cells taken for print that are white cells an app tints where the player's cursor is: the
+    row and the column of the cell selected.
+
+    The tint is lighter than the grid's blocks and of another colour; the cells so tinted lie in
+    one row and one column (or one of them), and as white cells they make a layout a Kakuro can
+    have where the cells as taken did not. (``pipeline._tinted_paper_variant`` tries tints too
+    pale for print by the symmetry and the rules, later; these are told by colour and place.)
+    """
+    none = np.zeros_like(non_white)
+    if np.count_nonzero(non_white) < 4:
+        return none
+    tone, colour = np.median(feats.tone[non_white]), np.median(feats.colour[non_white])
+    tinted = non_white & (feats.colour - colour > _UNLIKE_COLOUR) & (feats.tone < tone)
+    tinted &= ~_first_row_and_column(non_white.shape)
+    if np.count_nonzero(tinted) < 3:
+        return none
+    rows, cols = np.nonzero(tinted)
+    row, col = np.bincount(rows).argmax(), np.bincount(cols).argmax()
+    if not np.all((rows == row) | (cols == col)):
+        return none
+    white = ~non_white
+    if not _plausible_layout(white | tinted) or _plausible_layout(white):
+        return none
+    return tinted
 
 
 #: Tone between white paper and ink: a white cell in a hand's shade, or a grey print.

@@ -148,21 +148,40 @@ def find_shadow(gray: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
     # level of paper to the other with no line at the step, and goes on through several cells;
     # print does none of these.
     lines = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
-    edges += _in_line([e for e in along_sides if _darkens_crossing_lines(e, lines, lattice)
-                       and not _dips_at_the_step(e, lines, lattice)], cell, _SIDE_RUN)
+    edges += _in_line([e for e in along_sides if not _along_the_border(e, lattice)
+                       and _darkens_crossing_lines(e, lines, lattice) and not _dips_at_the_step(e, lines, lattice)],
+                      cell, _SIDE_RUN)
     return _chained(edges, cell)
 
 
 def _along_a_side(edge: ShadowEdge, lattice: Lattice) -> bool:
     """Whether a step runs along its cell's side, within ``_SIDE_BAND`` of it."""
+    return _side_along(edge, lattice) is not None
+
+
+def _side_along(edge: ShadowEdge, lattice: Lattice) -> tuple[int, int] | None:
+    """The side a step runs along within ``_SIDE_BAND`` of it, as (axis, index of its grid line:
+    a column edge for axis 0, a row edge for axis 1); None if it runs along none."""
     r, c = edge.row, edge.col
     y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
     x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
     size = min(y1 - y0, x1 - x0)
     normal = np.array(edge.normal_xy)
     px, py = edge.point_xy
-    return any(abs(normal @ side_normal) > _ALONG_SIDE and min(at - lo, hi - at) < _SIDE_BAND * size
-               for side_normal, lo, hi, at in (((1.0, 0.0), x0, x1, px), ((0.0, 1.0), y0, y1, py)))
+    for axis, (lo, hi, at, k) in enumerate(((x0, x1, px, c), (y0, y1, py, r))):
+        if abs(normal[axis]) > _ALONG_SIDE and min(at - lo, hi - at) < _SIDE_BAND * size:
+            return axis, k if at - lo < hi - at else k + 1
+    return None
+
+
+def _along_the_border(edge: ShadowEdge, lattice: Lattice) -> bool:
+    """Whether a step runs along the grid's outer border, within ``_SIDE_BAND`` of a cell: there
+    it is the frame or the margin the lattice missed, whatever it darkens."""
+    side = _side_along(edge, lattice)
+    if side is None:
+        return False
+    axis, k = side
+    return k in (0, len(lattice.col_edges if axis == 0 else lattice.row_edges) - 1)
 
 
 #: Share of a shadow's depth (log brightness) by which the grid lines it crosses must darken too.
