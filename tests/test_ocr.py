@@ -281,14 +281,16 @@ def test_paper_level_is_the_commonest_grey_when_a_number_covers_half_the_triangl
     assert abs(ocr._paper_level(values) - 110) <= 3
 
 
-def test_network_layers_match_a_plain_convolution():
-    # The reader unfolds 3x3 patches to run the trained network in numpy; the channel order of
-    # the unfolded patches must be the one the weights were trained with (PyTorch's).
-    from vision.glyphs import _conv_relu_pool
+@pytest.mark.parametrize("channels", [3, 1])
+def test_network_layers_match_a_plain_convolution(channels):
+    # The reader unfolds 3x3 patches to run the trained network in numpy, and filters its one
+    # input channel with OpenCV; the channel order of the unfolded patches must be the one the
+    # weights were trained with (PyTorch's), and both must be a correlation with zero padding.
+    from vision.glyphs import _conv_relu_pool, _first_conv_relu_pool
 
     rng = np.random.default_rng(0)
-    x = rng.random((2, 6, 8, 3)).astype(np.float32)  # K, H, W, C
-    w = rng.normal(size=(4, 3, 3, 3)).astype(np.float32)  # O, C, kh, kw
+    x = rng.random((2, 6, 8, channels)).astype(np.float32)  # K, H, W, C
+    w = rng.normal(size=(4, channels, 3, 3)).astype(np.float32)  # O, C, kh, kw
     b = rng.normal(size=4).astype(np.float32)
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     conv = np.zeros((2, 6, 8, 4), np.float32)
@@ -298,6 +300,8 @@ def test_network_layers_match_a_plain_convolution():
             conv[:, y, xx, :] = np.einsum("kijc,ocij->ko", patch, w) + b
     want = np.maximum(conv, 0).reshape(2, 3, 2, 4, 2, 4).max(axis=(2, 4))
     assert np.allclose(_conv_relu_pool(x, w, b), want, atol=1e-5)
+    if channels == 1:
+        assert np.allclose(_first_conv_relu_pool(x[..., 0], w, b), want, atol=1e-5)
 
 
 def test_bad_input_names_the_parameter():

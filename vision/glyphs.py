@@ -185,8 +185,8 @@ class GlyphClassifier:
         images, log_aspect = images[first], log_aspect[first]
         probs = []
         for i in range(0, len(images), _BATCH):
-            x = images[i: i + _BATCH].astype(np.float32)[..., None] / 255.0
-            for layer in ("c1", "c2", "c3"):
+            x = _first_conv_relu_pool(images[i: i + _BATCH].astype(np.float32) / 255.0, p["c1_weight"], p["c1_bias"])
+            for layer in ("c2", "c3"):
                 x = _conv_relu_pool(x, p[f"{layer}_weight"], p[f"{layer}_bias"])
             # Flattened channel-first, as the network was trained.
             x = np.concatenate([x.transpose(0, 3, 1, 2).reshape(len(x), -1),
@@ -224,6 +224,26 @@ class GlyphClassifier:
 
 
 _BATCH = 32  # glyphs per pass: the unfolded 3x3 patches stay in cache (2-3x faster than 512 at once)
+
+
+def _first_conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(K, H, W) -> (K, H/2, W/2, O): :func:`_conv_relu_pool` of a single input channel, by one
+    OpenCV filter per output channel over the images stacked apart (2.5x faster: unfolded, one
+    channel makes a product of nine columns only)."""
+    k, h, wd = x.shape
+    stacked = np.zeros((k, h + 2, wd + 2), np.float32)
+    stacked[:, 1:-1, 1:-1] = x
+    flat = stacked.reshape(k * (h + 2), wd + 2)
+    y = np.empty((w.shape[0], k, h + 2, wd + 2), np.float32)
+    for o in range(w.shape[0]):
+        cv2.filter2D(flat, cv2.CV_32F, w[o, 0], dst=y[o].reshape(k * (h + 2), wd + 2), delta=float(b[o]),
+                     borderType=cv2.BORDER_CONSTANT)
+    y = y[:, :, 1:-1, 1:-1]
+    # Pooled before the ReLU, which commutes with the maximum, on a quarter of the values.
+    pooled = np.maximum(np.maximum(y[:, :, 0::2, 0::2], y[:, :, 0::2, 1::2]),
+                        np.maximum(y[:, :, 1::2, 0::2], y[:, :, 1::2, 1::2]))
+    np.maximum(pooled, 0.0, out=pooled)
+    return pooled.transpose(1, 2, 3, 0)
 
 
 def _conv_relu_pool(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
