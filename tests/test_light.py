@@ -38,8 +38,8 @@ def _cast_shadow(image: np.ndarray, depth: float, angle_deg: float, offset: floa
     ("book_page_curl_photo.jpg", 0.5, 30, 0.0),
     ("book_page_curl_photo.jpg", 0.45, 250, -0.1),
     # Edges square to the grid, a fifth to a quarter of a cell off a grid line (where a fill the
-    # lattice missed makes a step too): all but the first were unreadable when such steps were
-    # all taken for print.
+    # lattice missed makes a step too): all five were unreadable when such steps were all taken
+    # for print.
     ("site_9x9_a.png", 0.5, 0, -0.0321),
     ("wikipedia_8x8.png", 0.55, 90, 0.0886),
     ("guardian1244_photo_edited.jpg", 0.55, 90, 0.0198),
