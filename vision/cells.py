@@ -854,9 +854,10 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool
         # a clue number, no wider than a digit, centred on the diagonal; numbers in the two
         # corners of a clue cell, together, are as wide as the cell and centred on it too.
         gap = 2 * _CORNER_BAND * _CORNER_S + 2
+        shared_x = np.minimum(x1, x1[i]) - np.maximum(x0, x0[i])  # > 0: columns in common; < 0: a gap
+        shared_y = np.minimum(y1, y1[i]) - np.maximum(y0, y0[i])
         parts = [i] + [j for j in range(1, n) if side[j] == -side[i] and stats[j, cv2.CC_STAT_AREA] >= 4
-                       and ((min(x1[i], x1[j]) > max(x0[i], x0[j]) and max(y0[i], y0[j]) - min(y1[i], y1[j]) <= gap)
-                            or (min(y1[i], y1[j]) > max(y0[i], y0[j]) and max(x0[i], x0[j]) - min(x1[i], x1[j]) <= gap))]
+                       and ((shared_x[j] > 0 and shared_y[j] >= -gap) or (shared_y[j] > 0 and shared_x[j] >= -gap))]
         if len(parts) > 1:
             ux0, uy0, ux1, uy1 = x0[parts].min(), y0[parts].min(), x1[parts].max(), y1[parts].max()
             if (uy1 - uy0 > _CORNER_H[1] * _CORNER_S and ux1 - ux0 <= 0.5 * _CORNER_S

@@ -200,14 +200,14 @@ def _darkens_crossing_lines(edge: ShadowEdge, gray: np.ndarray, lattice: Lattice
     reach = max(2, int(round(0.08 * size)))
     h, w = gray.shape
     vertical_edge = abs(normal[0]) > abs(normal[1])
+    axis = 0 if vertical_edge else 1
     parallel = np.asarray(cols if vertical_edge else rows, float)
-    start = edge.point_xy[0 if vertical_edge else 1]
     # Either side of the step, on the crossing line but clear of the grid lines along the step
     # (their ink would pass for a darkening).
     offsets = []
     for sign in (1.0, -1.0):  # towards the light, then away
         clear = [d for d in (0.2, 0.35, 0.5, 0.65)
-                 if np.min(np.abs(parallel - (start + sign * d * size * normal[0 if vertical_edge else 1]))) > 0.12 * size]
+                 if np.min(np.abs(parallel - (edge.point_xy[axis] + sign * d * size * normal[axis]))) > 0.12 * size]
         offsets.append(sign * (clear[0] if clear else 0.2) * size)
     steps = []
     for line in ((rows[r], rows[r + 1]) if vertical_edge else (cols[c], cols[c + 1])):

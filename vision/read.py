@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -307,15 +308,14 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
     if stray:
         log.info("numbers read where the layout has no run: %s", stray)
     white_cells = sorted(whites)
-    legible = sum(1 for side in sides if side.options and side.options[0][1] >= 0.5)
-    if sides and legible <= _KEY_CLUE_SHARE * len(sides) \
-            and filled_in([_cell_crop(warped, read_lattice, r, c) for r, c in white_cells]):
+    white_crops = [_cell_crop(warped, read_lattice, r, c) for r, c in white_cells]
+    legible = _legible(sides)
+    if sides and legible <= _KEY_CLUE_SHARE * len(sides) and filled_in(white_crops):
         # Digits in the white cells and none in the clue cells: a solution grid (an answer key,
         # if its digits keep the rules; see read_answer_key) or a sudoku, not a puzzle to solve.
         doubt = f"{len(sides) - legible} of {len(sides)} clues hold no legible number, and the white cells hold digits"
         log.info("grid %dx%d: %s; not a puzzle", n_rows, n_cols, doubt)
-    given_reads = read_givens([_cell_crop(warped, read_lattice, r, c) for r, c in white_cells],
-                              ink_chromas=_printing_ink_chromas(crops))
+    given_reads = read_givens(white_crops, ink_chromas=_printing_ink_chromas(crops))
     givens = {cell: int(g.value) for cell, g in zip(white_cells, given_reads) if g.value is not None}
     if givens:
         log.info("givens read: %s", givens)
@@ -341,8 +341,7 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
     """
     if not reading.whites or reading.rectified is None:
         return None
-    legible = sum(1 for side in reading.sides if side.options and side.options[0][1] >= 0.5)
-    if legible > _KEY_CLUE_SHARE * len(reading.sides):
+    if _legible(reading.sides) > _KEY_CLUE_SHARE * len(reading.sides):
         return None
     whites = set(reading.whites)
     if reading.classes is not None and reading.classes.looked_white is not None:
@@ -361,6 +360,11 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
             if allowed_empty < 0:
                 return None
     return digits if _obeys_runs(whites, digits) else None
+
+
+def _legible(sides: Sequence[SideReading]) -> int:
+    """How many of ``sides`` hold a number read more surely than not."""
+    return sum(1 for side in sides if side.options and side.options[0][1] >= 0.5)
 
 
 def _obeys_runs(whites: set[Cell], digits: dict[Cell, int]) -> bool:
