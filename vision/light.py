@@ -326,6 +326,7 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
         far = float(np.median(_across(logl, px, py, normal, _FAR * off)))
         if not 0.6 < far / near < 1.0 / 0.6:
             continue
+        gain = _depth(near, far)
         # One edge per cell crossed, at the run's first point in it.
         r = np.clip(np.searchsorted(rows, py) - 1, 0, len(rows) - 2)
         c = np.clip(np.searchsorted(cols, px) - 1, 0, len(cols) - 2)
@@ -376,10 +377,18 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
     gain = float(np.exp(-step))
     if not _MIN_GAIN <= gain <= _MAX_GAIN or not 0.6 < far / step < 1.0 / 0.6:
         return None
+    gain = _depth(step, far)
     if _along_diagonals(pts[inliers, 0], pts[inliers, 1], np.array([vx, vy]),
                         np.asarray(lattice.row_edges), np.asarray(lattice.col_edges)):
         return None
     return ShadowEdge(r, c, (px, py), (float(normal[0]), float(normal[1])), gain)
+
+
+def _depth(near: float, far: float) -> float:
+    """The share of the light a shadow keeps, from its step in log brightness near its edge and
+    further off: a soft edge (a hand held high, a blurred photo) has not reached its full depth
+    a few pixels from its middle (divided out by that, the shadow stayed up to a fifth deep)."""
+    return float(np.exp(-max(near, far)))
 
 
 def _steps(logl: np.ndarray, xs: np.ndarray, ys: np.ndarray, normal: np.ndarray, off: float) -> tuple[float, float]:
