@@ -129,34 +129,39 @@ def find_shadow(gray: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
     candidate = (magnitude > _EDGE_GRADIENT) & ~_print_bands(gray.shape, lattice)
     n_rows, n_cols = lattice.shape
     edges: list[ShadowEdge] = []
+    # Steps near and along a grid line, told from print below; along the grid's outer border such
+    # a step is the frame's or the margin's, whatever it darkens.
     along_sides: list[ShadowEdge] = []
+
+    def take(edge: ShadowEdge) -> None:
+        side = _side_along(edge, lattice)
+        if side is None:
+            edges.append(edge)
+        elif not _on_the_border(side, lattice):
+            along_sides.append(edge)
+
     for r in range(n_rows):
         for c in range(n_cols):
             edge = _edge_in_cell(candidate, gx, gy, logl, lattice, r, c)
             if edge is not None:
-                (along_sides if _along_a_side(edge, lattice) else edges).append(edge)
+                take(edge)
     crossed = {(e.row, e.col) for e in edges}
     # Where a cell's clue digits outnumber the edge's pixels, the cell alone cannot tell; the
     # edge's straight run through several cells can.
     cell = float(np.median(np.diff(lattice.row_edges)))
     for e in _edges_along_lines(candidate, logl, lattice, cell):
         if (e.row, e.col) not in crossed:
-            (along_sides if _along_a_side(e, lattice) else edges).append(e)
-    # A shadow cast square to the page runs near and along a grid line as often as not; so does
-    # print (a fill the lattice missed by a few pixels, a frame, a row of digits' feet). The
-    # shadow darkens the ink of the grid lines it crosses as much as the paper, falls from one
-    # level of paper to the other with no line at the step, and goes on through several cells;
-    # print does none of these.
-    lines = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
-    edges += _in_line([e for e in along_sides if not _along_the_border(e, lattice)
-                       and _darkens_crossing_lines(e, lines, lattice) and not _dips_at_the_step(e, lines, lattice)],
-                      cell, _SIDE_RUN)
+            take(e)
+    if along_sides:
+        # A shadow cast square to the page runs near and along a grid line as often as not; so
+        # does print (a fill the lattice missed by a few pixels, a row of digits' feet). The
+        # shadow darkens the ink of the grid lines it crosses as much as the paper, falls from
+        # one level of paper to the other with no line at the step, and goes on through several
+        # cells; print does none of these.
+        lines = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
+        edges += _in_line([e for e in along_sides if _darkens_crossing_lines(e, lines, lattice)
+                           and not _dips_at_the_step(e, lines, lattice)], cell, _SIDE_RUN)
     return _chained(edges, cell)
-
-
-def _along_a_side(edge: ShadowEdge, lattice: Lattice) -> bool:
-    """Whether a step runs along its cell's side, within ``_SIDE_BAND`` of it."""
-    return _side_along(edge, lattice) is not None
 
 
 def _side_along(edge: ShadowEdge, lattice: Lattice) -> tuple[int, int] | None:
@@ -165,7 +170,7 @@ def _side_along(edge: ShadowEdge, lattice: Lattice) -> tuple[int, int] | None:
     r, c = edge.row, edge.col
     y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
     x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
-    size = min(y1 - y0, x1 - x0)
+    size = _cell_size(lattice, r, c)
     normal = np.array(edge.normal_xy)
     px, py = edge.point_xy
     for axis, (lo, hi, at, k) in enumerate(((x0, x1, px, c), (y0, y1, py, r))):
@@ -174,14 +179,15 @@ def _side_along(edge: ShadowEdge, lattice: Lattice) -> tuple[int, int] | None:
     return None
 
 
-def _along_the_border(edge: ShadowEdge, lattice: Lattice) -> bool:
-    """Whether a step runs along the grid's outer border, within ``_SIDE_BAND`` of a cell: there
-    it is the frame or the margin the lattice missed, whatever it darkens."""
-    side = _side_along(edge, lattice)
-    if side is None:
-        return False
+def _on_the_border(side: tuple[int, int], lattice: Lattice) -> bool:
+    """Whether a side from :func:`_side_along` is on the grid's outer border."""
     axis, k = side
     return k in (0, len(lattice.col_edges if axis == 0 else lattice.row_edges) - 1)
+
+
+def _cell_size(lattice: Lattice, r: int, c: int) -> float:
+    """The shorter side of a cell."""
+    return float(min(lattice.row_edges[r + 1] - lattice.row_edges[r], lattice.col_edges[c + 1] - lattice.col_edges[c]))
 
 
 #: Share of a shadow's depth (log brightness) by which the grid lines it crosses must darken too.
@@ -195,7 +201,7 @@ def _darkens_crossing_lines(edge: ShadowEdge, gray: np.ndarray, lattice: Lattice
     (the step's own depth, within ``_LINES_DARKEN``): then the step is light, not print."""
     r, c = edge.row, edge.col
     rows, cols = lattice.row_edges, lattice.col_edges
-    size = min(rows[r + 1] - rows[r], cols[c + 1] - cols[c])
+    size = _cell_size(lattice, r, c)
     normal = np.array(edge.normal_xy)
     reach = max(2, int(round(0.08 * size)))
     h, w = gray.shape
@@ -241,7 +247,7 @@ def _dips_at_the_step(edge: ShadowEdge, gray: np.ndarray, lattice: Lattice) -> b
     line there, bounding a fill (the lattice missed it by a few pixels). A shadow's edge falls
     from one level of paper to the other and no further."""
     r, c = edge.row, edge.col
-    size = float(min(lattice.row_edges[r + 1] - lattice.row_edges[r], lattice.col_edges[c + 1] - lattice.col_edges[c]))
+    size = _cell_size(lattice, r, c)
     normal = np.array(edge.normal_xy)
     along = np.array([-normal[1], normal[0]])
     h, w = gray.shape
@@ -269,7 +275,7 @@ def _in_line(edges: list[ShadowEdge], cell: float, least: int) -> list[ShadowEdg
         along = np.array([-n[1], n[0]])
         at = sorted({round(float((np.array(f.point_xy) - p) @ along) / cell) for f in edges
                      if np.array(f.normal_xy) @ n > 0.95 and abs((np.array(f.point_xy) - p) @ n) < 0.2 * cell
-                     and 0.6 < np.log(e.gain) / np.log(f.gain) < 1.0 / 0.6})
+                     and _alike(np.log(e.gain), np.log(f.gain))})
         # The run of cells (by their distance along the line, in cells) that holds this edge.
         start = end = at.index(0)
         while start > 0 and at[start] - at[start - 1] <= 2:
@@ -324,7 +330,7 @@ def _edges_along_lines(candidate: np.ndarray, logl: np.ndarray, lattice: Lattice
         if not _MIN_GAIN <= gain <= _MAX_GAIN or np.mean(step > 0.5 * near) < _ONE_SIDED:
             continue
         far = float(np.median(_across(logl, px, py, normal, _FAR * off)))
-        if not 0.6 < far / near < 1.0 / 0.6:
+        if not _alike(far, near):
             continue
         gain = _depth(near, far)
         # One edge per cell crossed, at the run's first point in it.
@@ -375,13 +381,18 @@ def _edge_in_cell(candidate, gx, gy, logl, lattice: Lattice, r: int, c: int) -> 
     # The step itself: log brightness a few pixels to either side of the edge, along its length.
     step, far = _steps(logl, ix, iy, normal, max(4.0, 0.08 * size))
     gain = float(np.exp(-step))
-    if not _MIN_GAIN <= gain <= _MAX_GAIN or not 0.6 < far / step < 1.0 / 0.6:
+    if not _MIN_GAIN <= gain <= _MAX_GAIN or not _alike(far, step):
         return None
     gain = _depth(step, far)
     if _along_diagonals(pts[inliers, 0], pts[inliers, 1], np.array([vx, vy]),
                         np.asarray(lattice.row_edges), np.asarray(lattice.col_edges)):
         return None
     return ShadowEdge(r, c, (px, py), (float(normal[0]), float(normal[1])), gain)
+
+
+def _alike(a: float, b: float) -> bool:
+    """Whether two steps (log brightness, one sign) are of a like depth: within a factor 0.6."""
+    return 0.6 < a / b < 1.0 / 0.6
 
 
 def _depth(near: float, far: float) -> float:
@@ -440,9 +451,8 @@ def _chained(edges: list[ShadowEdge], cell: float) -> list[ShadowEdge]:
             q, m = np.array(f.point_xy), np.array(f.normal_xy)
             if f is e or not 0 < np.linalg.norm(q - p) <= _CHAIN_REACH * cell:
                 continue
-            ratio = np.log(e.gain) / np.log(f.gain)
             on_line = max(abs((q - p) @ n), abs((p - q) @ m)) < 0.2 * cell
-            if 0.6 < ratio < 1.0 / 0.6 and n @ m > 0.8 and on_line:
+            if _alike(np.log(e.gain), np.log(f.gain)) and n @ m > 0.8 and on_line:
                 kept.append(e)
                 break
     return kept
