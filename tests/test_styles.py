@@ -236,6 +236,23 @@ def test_an_app_board_that_draws_every_empty_cell_as_a_zero_is_read():
     assert res.written == ()
 
 
+def test_bold_zeros_two_thirds_of_a_cell_tall_are_no_grid_lines():
+    """A photographed page, green tinted blocks, faint lines between the white cells and a bold
+    "0" two thirds of a cell tall in every empty cell: the zeros' sides outshine the grid lines.
+    Fitted to the column lines alone, the zeros made a lattice three times as fine (no grid was
+    found); followed cell by cell, they pulled every line a third of a cell aside (every clue
+    number cut in two). Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "zero_cells_bold_zeros_tinted_page_photo_7x7_render.jpg")
+
+
+def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
+    """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
+    a "9", with the blur round its ink, covers over half its cell, and the cell's median colour
+    was as blue as the clue cells are green (three "9"s taken for clue cells). A cell's paper
+    tint is that of its most common tone. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "typed_entries_blue_in_small_cells_green_blocks_11x11_render.jpg")
+
+
 def test_a_block_of_text_beside_a_puzzle_is_not_reported_as_a_grid():
     """A book page with columns of text round a small puzzle: the text's lines and word gaps are
     found as a lattice, whose few "white cells" stand alone in their row and column. No Kakuro

@@ -83,14 +83,11 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     if warped.dtype == np.uint8:
         # Grey levels and Lab are whole numbers 0..255: a histogram of each cell gives its
         # medians and its peak exactly, and for all cells at once.
-        empty, hists = _cell_histograms([gray] if lab is None else [gray, *cv2.split(lab)[1:]], lattice)
+        empty, hists = _cell_histograms([gray], lattice)
         paper[:] = np.where(empty, 0, _paper_tones(hists[0]))
-        if lab is not None:
-            tint[:] = np.where(empty[..., None], 0, np.stack([_hist_median(h) for h in hists[1:]], axis=-1) - 128)
     else:
         # Other pixel types: cell by cell, by numpy's median.
         gray = gray.astype(np.float32)
-        chroma_ab = None if lab is None else lab[..., 1:].astype(np.float32) - 128
         empty = np.zeros((n_rows, n_cols), bool)
         for r in range(n_rows):
             y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
@@ -100,8 +97,8 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
                 empty[r, c] = cell.size == 0
                 if not empty[r, c]:
                     paper[r, c] = _paper_tone(cell)
-                    if chroma_ab is not None:
-                        tint[r, c] = np.median(_crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2), axis=0)
+    if lab is not None:
+        tint[:] = _paper_tints(gray, lab[..., 1:].astype(np.float32) - 128, lattice, empty)
     gray = gray.astype(np.float32, copy=False)
     ink = float(np.percentile(gray, 1))
     rows, cols = np.asarray(lattice.row_edges, np.float64), np.asarray(lattice.col_edges, np.float64)
@@ -955,11 +952,41 @@ def _paper_tone(cell: np.ndarray) -> float:
     """
     values = cell.ravel()
     median = float(np.median(values))
+    near = values[np.abs(values - _peak_tone(values)) <= _PAPER_BAND]
+    return min(median, float(np.median(near))) if near.size else median
+
+
+def _peak_tone(values: np.ndarray) -> int:
+    """The grey level most of ``values`` share: the peak of their histogram in bins of eight."""
     counts = np.bincount(np.minimum(values.astype(np.int32) >> 3, 31), minlength=32).astype(np.float32)
     counts[1:-1] = 0.25 * counts[:-2] + 0.5 * counts[1:-1] + 0.25 * counts[2:]
-    peak = 8 * int(np.argmax(counts)) + 4
-    near = values[np.abs(values - peak) <= 12]
-    return min(median, float(np.median(near))) if near.size else median
+    return 8 * int(np.argmax(counts)) + 4
+
+
+def _paper_tints(gray: np.ndarray, chroma_ab: np.ndarray, lattice: Lattice, empty: np.ndarray) -> np.ndarray:
+    """Each cell's paper tint (Lab a, b), (n_rows, n_cols, 2): the median over the pixels of the
+    tone most of the cell shares, so that coloured ink does not tint its paper. A large typed
+    entry in blue, with the blur around it, covers over half of a small cell: the median of the
+    whole cell (its tone as well as its tint) lay in the ink's halo, as far towards blue as a pale
+    clue tint is from white."""
+    n_rows, n_cols = lattice.shape
+    tint = np.zeros((n_rows, n_cols, 2), np.float32)
+    for r in range(n_rows):
+        y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
+        for c in range(n_cols):
+            if empty[r, c]:
+                continue
+            x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
+            ab = _crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2)
+            values = _crop(gray, x0, y0, x1, y1, 0.14).ravel()
+            of_paper = np.abs(values.astype(np.float32) - _peak_tone(values)) <= _PAPER_BAND
+            # A cell of two tones half and half has its paper tone between them: all of it then.
+            tint[r, c] = np.median(ab[of_paper] if of_paper.sum() >= 0.2 * len(ab) else ab, axis=0)
+    return tint
+
+
+#: Grey levels either side of a cell's paper tone that count as its paper.
+_PAPER_BAND = 12
 
 
 def _cell_histograms(planes: list[np.ndarray], lattice: Lattice) -> tuple[np.ndarray, np.ndarray]:
@@ -998,9 +1025,9 @@ def _paper_tones(hist: np.ndarray) -> np.ndarray:
     counts = hist.reshape(*hist.shape[:-1], 32, 8).sum(axis=-1).astype(np.float32)
     counts[..., 1:-1] = 0.25 * counts[..., :-2] + 0.5 * counts[..., 1:-1] + 0.25 * counts[..., 2:]
     peak = 8 * np.argmax(counts, axis=-1) + 4
-    # The levels within 12 of the peak are a run of the sorted values: their median is an order
+    # The levels within _PAPER_BAND of the peak are a run of the sorted values: their median is an order
     # statistic of the whole cell.
-    lo, hi = np.maximum(peak - 12, 0), np.minimum(peak + 12, 255)
+    lo, hi = np.maximum(peak - _PAPER_BAND, 0), np.minimum(peak + _PAPER_BAND, 255)
     below = np.where(lo > 0, np.take_along_axis(cum, np.maximum(lo - 1, 0)[..., None], -1)[..., 0], 0)
     n_near = np.take_along_axis(cum, hi[..., None], -1)[..., 0] - below
     near = (_hist_kth(cum, below + (n_near - 1) // 2) + _hist_kth(cum, below + n_near // 2)) / 2

@@ -741,17 +741,14 @@ def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, c
     """
     cell = (other_edges[-1] - other_edges[0]) / max(len(other_edges) - 1, 1)
     best = (edges, contrast)
-    # A fit spans one of these pairs: counts that no pair divides into cells of about that
-    # length cannot pass, and are not fitted.
-    _, _, pairs = _outer_line_pairs(profile)
     for n in range(MIN_CELLS, MAX_CELLS + 1):
         if n * cell > 1.1 * len(profile):
             break
-        if not any(abs((b - a) / n / cell - 1) <= 0.12 for a, b in pairs):
-            continue
-        fitted, score = _fit_edges(profile, n)
-        size = (fitted[-1] - fitted[0]) / n
-        if abs(size / cell - 1) <= 0.12 and score >= _MIN_CONTRAST_LIKE and score > best[1]:
+        # Only the outer lines that part into such cells: the print inside the cells (an app's
+        # large "0" in every empty cell) can be a finer lattice between other lines that scores
+        # better, with cells of the wrong length.
+        fitted, score = _fit_edges(profile, n, cell_like=cell)
+        if score >= _MIN_CONTRAST_LIKE and score > best[1]:
             best = (fitted, score)
     if best[1] >= _MIN_CONTRAST_LIKE and best[0] is not edges:
         return best[0], _MIN_CONTRAST
@@ -1283,13 +1280,17 @@ def _outer_line_pairs(profile: np.ndarray) -> tuple[np.ndarray, float, list[tupl
     return p, top, pairs
 
 
-def _fit_edges(profile: np.ndarray, n: int | None, open_ends=(None, None)) -> tuple[np.ndarray, float]:
+def _fit_edges(profile: np.ndarray, n: int | None, open_ends=(None, None), cell_like: float | None = None
+               ) -> tuple[np.ndarray, float]:
     """Boundary positions along one axis, and a 0..1 score of how well a lattice explains the lines.
 
     ``open_ends`` gives, for the start and the end, the position of an image border that may
-    have cut off a row of cells with its outer line (None where the grid is not cut).
+    have cut off a row of cells with its outer line (None where the grid is not cut). With ``n``
+    cells, ``cell_like`` keeps to outer lines whose cells come within 12% of that length.
     """
     p, top, pairs = _outer_line_pairs(profile)
+    if n and cell_like:
+        pairs = [(a, b) for a, b in pairs if abs((b - a) / n / cell_like - 1) <= 0.12]
     L = len(p)
     best = (0.0, None, None, None)
     for a, b in pairs:
@@ -1381,7 +1382,13 @@ def _count_cells(p: np.ndarray, a: float, b: float, top: float, n: int | None) -
 # Mesh: per-line refinement of a lattice (bowed pages, lens distortion, a border off by a third)
 
 
-def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray:
+#: Clue digits are about a third of a cell tall: ink running on straight for 0.45 cell is a line.
+_CLUE_RUN = 0.45
+#: An app's large entries (a "0" in every empty cell) are two thirds of a cell tall.
+ENTRY_RUN = 0.7
+
+
+def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice, run_share: float = _CLUE_RUN) -> np.ndarray:
     """Follow every grid line through a rectified grid; returns the cell corners it finds.
 
     A homography cannot straighten a bowed page or a lens-distorted photo, and one wrong outer
@@ -1396,6 +1403,8 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray
         The rectified grid.
     lattice : Lattice
         Its approximate row and column boundaries.
+    run_share : float
+        Only ink running on straight this share of a cell is a line.
 
     Returns
     -------
@@ -1407,7 +1416,7 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice) -> np.ndarray
     rows = np.asarray(lattice.row_edges, np.float64)
     cols = np.asarray(lattice.col_edges, np.float64)
     cell = _cell_size(lattice)
-    resp_h, resp_v = _line_responses(warped_gray, cell)
+    resp_h, resp_v = _line_responses(warped_gray, cell, run_share)
     # Vertical lines (x as a function of y) are searched in row bands, horizontal ones in columns.
     col_curves = _follow_bowed_lines(resp_v, cols, rows, cell)
     row_curves = _follow_bowed_lines(resp_h.T, rows, cols, cell)
@@ -1504,16 +1513,50 @@ def remap_to_mesh(image: np.ndarray, corners_xy: np.ndarray, cell_px: int,
     return regular, lattice
 
 
-def _line_responses(gray: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
-    """Like :func:`_line_profiles` but per pixel, with kernels scaled to the cell size."""
+def mesh_past_entries(warped_gray: np.ndarray, lattice: Lattice, corners_xy: np.ndarray) -> np.ndarray | None:
+    """The mesh followed along lines that run on for most of a cell (``ENTRY_RUN``), where the
+    lines of ``corners_xy`` that it moves are short strokes: large entries (an app's "0" in
+    every empty cell) beside fainter grid lines. None where it moves no line, or the lines it
+    moves to carry no more such ink than those it moves from."""
+    if warped_gray.ndim == 3:
+        warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
+    long_xy = refine_lattice_mesh(warped_gray, lattice, ENTRY_RUN)
+    cell = _cell_size(lattice)
+    resp_h, resp_v = _line_responses(warped_gray, cell, ENTRY_RUN)
+    moved_from, moved_to = [], []
+    for resp, a_lines, b_lines in ((resp_v, corners_xy.transpose(1, 0, 2), long_xy.transpose(1, 0, 2)),
+                                   (resp_h.T, corners_xy[..., ::-1], long_xy[..., ::-1])):
+        for a, b in zip(a_lines, b_lines):
+            if np.abs(a[:, 0] - b[:, 0]).max() > 0.1 * cell:
+                moved_from.append(_along_line(resp, a))
+                moved_to.append(_along_line(resp, b))
+    if not moved_from or np.mean(moved_to) <= _LONGER_LINES * np.mean(moved_from):
+        return None
+    return long_xy
+
+
+#: How much more long-line ink the lines a mesh moves to must carry than those it moves from.
+_LONGER_LINES = 1.5
+
+
+def _along_line(resp: np.ndarray, line: np.ndarray) -> float:
+    """The mean of ``resp`` along a mesh line given as (across, along) crossings, along axis 0."""
+    y = np.arange(max(0, math.ceil(line[0, 1])), min(resp.shape[0], math.floor(line[-1, 1]) + 1))
+    x = np.rint(np.interp(y, line[:, 1], line[:, 0])).astype(int)
+    inside = (x >= 0) & (x < resp.shape[1])
+    return float(resp[y[inside], x[inside]].mean()) if inside.any() else 0.0
+
+
+def _line_responses(gray: np.ndarray, cell: float, run_share: float = _CLUE_RUN) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`_line_profiles` but per pixel, with kernels scaled to the cell size: only what
+    runs on straight for ``run_share`` of a cell."""
     g = gray.astype(np.float32)
     k = max(5, int(round(0.2 * cell)) | 1)
     hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
     hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
     grad_y = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
     grad_x = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
-    # Clue digits are about a third of a cell tall; a run of 0.45 cell keeps only lines.
-    run = max(7, int(round(0.45 * cell)))
+    run = max(7, int(round(run_share * cell)))
     resp_h = cv2.morphologyEx(np.maximum(hat_h, grad_y), cv2.MORPH_OPEN,
                               cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
     resp_v = cv2.morphologyEx(np.maximum(hat_v, grad_x), cv2.MORPH_OPEN,

@@ -13,7 +13,7 @@ from solver.model import Cell, SideReading, run_cells
 from .cells import classify_cells, layout_run_lengths, too_many_single_runs
 from .colour import bgr_to_lab
 from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_irregularity,
-                   refine_lattice_mesh, remap_to_mesh, trim_geometry)
+                   mesh_past_entries, refine_lattice_mesh, remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
 from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, filled_in, ink_chroma, ink_likeness,
                   number_likeness, read_clues_glyph, read_clues_two_readers, read_given_digits, read_givens,
@@ -217,6 +217,15 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
         warped, H, lattice = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
         corners_xy = refine_lattice_mesh(warped, lattice)
     irregularity = mesh_irregularity(corners_xy, lattice)
+    if irregularity > _REFIT_IRREGULARITY:
+        # The lines followed may be the sides of large entries (an app's "0" in every empty cell)
+        # beside fainter grid lines: followed as lines that run on for most of a cell, the mesh
+        # is taken where it is regular.
+        long_xy = mesh_past_entries(warped, lattice, corners_xy)
+        if long_xy is not None and mesh_irregularity(long_xy, lattice) <= _REFIT_IRREGULARITY:
+            log.info("grid lines followed past the entries' strokes (irregularity %.2f -> %.2f cell)",
+                     irregularity, mesh_irregularity(long_xy, lattice))
+            corners_xy, irregularity = long_xy, mesh_irregularity(long_xy, lattice)
     if irregularity > _REFIT_IRREGULARITY:
         # The outline may be off in a corner: straighten by the crossings most lines agree on and
         # keep whichever rectification leaves the mesh closer to a regular lattice.
