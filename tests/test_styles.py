@@ -433,6 +433,15 @@ def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
     assert_solved_as_transcribed(IMAGES / "rounded_app_bold_zeros_9x9_render.jpg")
 
 
+def test_the_gap_round_a_rounded_tile_is_no_part_of_a_number_against_its_corner():
+    """Light digits on green rounded tiles with light grey gaps between them: an across "10" set
+    against the tile's rounded corner, where the gap's light grey, at the looser binarisation
+    levels, joined its "0" into a "6" (six "10"s read "16", too many corrections to trust). The
+    gap is a third tone that reaches in from the cell's edge, and is left out. Rendered from a
+    corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "rounded_app_tens_against_the_tile_corner_13x13_render.jpg")
+
+
 @pytest.mark.parametrize("name", ["dark_page_lighter_clue_cells_9x9_render",
                                   "dark_mode_bold_light_digits_12x13_render",
                                   "dark_mode_blue_clue_cells_8x15_render",

@@ -309,6 +309,9 @@ def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = F
         # followed (hysteresis) within the half alone: past it, the other half's strokes and
         # the tiles' rims would join faint specks to them.
         search = _INSIDE & (sign * _D > -_DIAG_SEARCH)
+        gap = _gap_round_the_tile(ground)
+        if gap is not None:
+            search, region = search & ~gap, region & ~gap
         halves = []
         for level in levels:
             lines = _remove_lines(_ink_on_ground(ground, search, level), search, lines_only=True)
@@ -316,6 +319,43 @@ def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = F
             halves.append(np.where(lines, 0, half).astype(np.uint8))
         per_side.append(halves)
     return list(zip(*per_side))
+
+
+def _gap_round_the_tile(ground: _Ground | None) -> np.ndarray | None:
+    """The pixels of a third tone, between the paper and the ink, that reach in from the cell's
+    edge: the gap between an app's rounded tiles (light grey round a green tile with light
+    digits), whose rounded corner reaches a number near it at the looser levels ("10" read as
+    "16"). None where the cell's edge is paper or ink.
+
+    Only flat stretches of that tone count, not the blurred rims of strokes that pass through it.
+    """
+    if ground is None:
+        return None
+    smooth, bg = ground.smooth, ground.bg
+    contrast = max(ground.bright, ground.dark)
+    ink = bg + ground.bright if ground.bright > ground.dark else bg - ground.dark
+    frame = ~_INSIDE
+    level = float(np.median(smooth[frame]))
+    if min(abs(level - bg), abs(level - ink)) < _GAP_APART * contrast:
+        return None
+    square = np.ones((3, 3), np.uint8)
+    flat = cv2.dilate(smooth, square) - cv2.erode(smooth, square) < _GAP_FLAT * contrast
+    tone = flat & (np.abs(smooth - level) < _GAP_FLAT * contrast)
+    n, labels = cv2.connectedComponents(tone.astype(np.uint8), connectivity=8)
+    reach = np.zeros(n, bool)
+    reach[np.unique(labels[frame & tone])] = True
+    reach[0] = False
+    gap = reach[labels]
+    if not gap[_INSIDE].any():
+        return None
+    # Its own blurred rim goes with it.
+    return cv2.dilate(gap.astype(np.uint8), square) > 0
+
+
+#: A cell's edge is a tone of its own when this share of the ink contrast from paper and from ink.
+_GAP_APART = 0.25
+#: Flat: the tone varies by less than this share of the contrast within a pixel either way.
+_GAP_FLAT = 0.15
 
 
 def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
