@@ -15,12 +15,13 @@ import pytest
 
 from vision import ocr
 from vision.glyphs import MODEL_PATH, REJECT, GlyphClassifier, default_classifier
+from vision.imageio import load_image
 from vision.types import NumberRead
 
 from synthetic.clue_cells import (degrade, digit_accuracy, load_trainer, random_cells, render_clue_cell,
                        render_given_cell)
 
-from conftest import SAMPLES, read_tokens
+from conftest import IMAGES, SAMPLES, read_tokens
 
 REAL = ["site_7x7.png", "site_5x5.png", "wikipedia_8x8.png", "grey_white_digits_14x12.jpg"]
 HAS_TESSERACT = shutil.which("tesseract") is not None
@@ -322,3 +323,14 @@ def test_a_diagonal_split_down_its_middle_is_still_a_line():
     down, across = ocr.read_clues_glyph([crop]).reads[0]
     assert down.value is None
     assert across.value == 35 and across.confidence > 0.5
+
+
+@pytest.mark.parametrize("name, down, across", [("book_page_curl_reshot_dim_clue_cell_r3c7_across_42", None, 42),
+                                                 ("book_page_curl_reshot_dim_clue_cell_r12c4_down_7", 7, None)])
+def test_faint_digits_as_grey_as_the_lines_of_a_dim_photo_are_not_a_tiles_gap(name, down, across):
+    """Clue cells cut from a dim re-photographed page (book_page_curl_photo; the numbers are its
+    transcription's): the faint digits are as grey as the lines and look as flat, a third tone
+    reaching in from the cell's edge like the gap round an app's tile. Taken out as one, the "4"
+    of "42" lost its strokes (read "12"), and a "7" beside the lines was read "17"."""
+    d, a = ocr.read_clue_cell(load_image(IMAGES / f"{name}.png"))
+    assert (d.value, a.value) == (down, across)

@@ -327,9 +327,11 @@ def _gap_round_the_tile(ground: _Ground | None) -> np.ndarray | None:
     digits), whose rounded corner reaches a number near it at the looser levels ("10" read as
     "16"). None where the cell's edge is paper or ink.
 
-    Only flat stretches of that tone count, not the blurred rims of strokes that pass through it.
+    Only flat stretches of that tone count, not the blurred rims of strokes that pass through it,
+    and only in a crisp cell: in a dim photo the faint digits are as grey as the lines, and look
+    flat too.
     """
-    if ground is None:
+    if ground is None or max(ground.bright, ground.dark) < _GAP_CONTRAST:
         return None
     smooth, bg = ground.smooth, ground.bg
     contrast = max(ground.bright, ground.dark)
@@ -346,14 +348,24 @@ def _gap_round_the_tile(ground: _Ground | None) -> np.ndarray | None:
     reach[np.unique(labels[frame & tone])] = True
     reach[0] = False
     gap = reach[labels]
-    if not gap[_INSIDE].any():
+    # A tile's gap runs along the cell's edges (round its corners within a few pixels) and, drawn
+    # in the gap's tone, along the diagonal: tone that reaches further in is print (faint digits
+    # as grey as the lines of a dim photo).
+    if not gap[_INSIDE].any() or np.count_nonzero(gap & _AWAY_FROM_EDGES) > _GAP_INNER_PX:
         return None
     # Its own blurred rim goes with it.
     return cv2.dilate(gap.astype(np.uint8), square) > 0
 
 
+#: The ink contrast (grey levels) of a crisp cell, where three tones can be told apart.
+_GAP_CONTRAST = 64
 #: A cell's edge is a tone of its own when this share of the ink contrast from paper and from ink.
 _GAP_APART = 0.25
+#: Away from the cell's edges (over 0.15 of the side) and off the diagonal's band, where no gap
+#: round a tile reaches; a few pixels there are let pass.
+_AWAY_FROM_EDGES = (np.minimum(np.minimum(_YY, _S - _YY), np.minimum(_XX, _S - _XX)) > 0.15 * _S) \
+    & (np.abs(_D) > _DIAG_SEARCH)
+_GAP_INNER_PX = 20
 #: Flat: the tone varies by less than this share of the contrast within a pixel either way.
 _GAP_FLAT = 0.15
 
