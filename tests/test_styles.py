@@ -245,6 +245,15 @@ def test_bold_zeros_two_thirds_of_a_cell_tall_are_no_grid_lines():
     assert_solved_as_transcribed(IMAGES / "zero_cells_bold_zeros_tinted_page_photo_7x7_render.jpg")
 
 
+def test_a_column_of_black_blocks_at_the_grid_edge_is_not_cut_off():
+    """Large zeros in every empty cell, black blocks, the last column all black: the zeros make
+    the columns' lines a finer lattice, and fitted again with cells as long as the rows', five
+    columns explained the lines a little better (0.82) than all seven (0.80), and the puzzle was
+    read a column short. More cells win a near tie. Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "zero_cells_black_blocks_a_column_of_them_at_the_edge_7x7_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

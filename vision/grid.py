@@ -731,26 +731,30 @@ def _fit_edges_tamed(profile: np.ndarray, open_ends) -> tuple[np.ndarray, float]
     return (tamed_edges, tamed_c) if tamed_c > contrast else (edges, contrast)
 
 
+#: How much better a narrower lattice must explain the lines to win over a wider one.
+_WIDER_TIE = 0.08
+
+
 def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, contrast: float
               ) -> tuple[np.ndarray, float]:
     """Refit one direction's lattice with cells as long as the other direction's.
 
     Every cell count whose cells come within 12% of that length is tried; the best fit is kept
     when it explains the lines well enough that, with the other direction's clear lattice, the
-    two together are a grid (a weaker bar than one direction alone must pass).
+    two together are a grid (a weaker bar than one direction alone must pass). As in
+    :func:`_fit_edges`, more cells win a near tie: a lattice that leaves out a column of black
+    cells explains its own lines as well.
     """
     cell = (other_edges[-1] - other_edges[0]) / max(len(other_edges) - 1, 1)
-    best = (edges, contrast)
-    for n in range(MIN_CELLS, MAX_CELLS + 1):
-        if n * cell > 1.1 * len(profile):
-            break
+    best = None
+    for n in range(min(MAX_CELLS, int(1.1 * len(profile) / cell)), MIN_CELLS - 1, -1):
         # Only the outer lines that part into such cells: the print inside the cells (an app's
         # large "0" in every empty cell) can be a finer lattice between other lines that scores
         # better, with cells of the wrong length.
         fitted, score = _fit_edges(profile, n, cell_like=cell)
-        if score >= _MIN_CONTRAST_LIKE and score > best[1]:
+        if score >= _MIN_CONTRAST_LIKE and (best is None or score > best[1] + _WIDER_TIE):
             best = (fitted, score)
-    if best[1] >= _MIN_CONTRAST_LIKE and best[0] is not edges:
+    if best is not None and best[1] > contrast:
         return best[0], _MIN_CONTRAST
     return edges, contrast
 
@@ -1296,7 +1300,7 @@ def _fit_edges(profile: np.ndarray, n: int | None, open_ends=(None, None), cell_
     for a, b in pairs:
         m, score = _count_cells(p, a, b, top, n)
         # A wider lattice wins a near tie: an inner pair also explains its own lines.
-        if m is not None and score > best[0] + 0.08:
+        if m is not None and score > best[0] + _WIDER_TIE:
             best = (score, m, a, b)
         if best[0] >= 0.9:
             break
