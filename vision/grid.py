@@ -752,11 +752,9 @@ def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, c
         # large "0" in every empty cell) can be a finer lattice between other lines that scores
         # better, with cells of the wrong length.
         fitted, score = _fit_edges(profile, n, cell_like=cell)
-        if score >= _MIN_CONTRAST_LIKE and (best is None or score > best[1] + _WIDER_TIE):
+        if score >= _MIN_CONTRAST_LIKE and score > contrast and (best is None or score > best[1] + _WIDER_TIE):
             best = (fitted, score)
-    if best is not None and best[1] > contrast:
-        return best[0], _MIN_CONTRAST
-    return edges, contrast
+    return (best[0], _MIN_CONTRAST) if best is not None else (edges, contrast)
 
 
 def _line_sums(warped: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
