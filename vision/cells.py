@@ -81,8 +81,8 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     paper = np.zeros((n_rows, n_cols), np.float32)
     tint = np.zeros((n_rows, n_cols, 2), np.float32)
     if warped.dtype == np.uint8:
-        # Grey levels and Lab are whole numbers 0..255: a histogram of each cell gives its
-        # medians and its peak exactly, and for all cells at once.
+        # Grey levels are whole numbers 0..255: a histogram of each cell gives its median and
+        # its peak exactly, and for all cells at once.
         empty, hists = _cell_histograms([gray], lattice)
         paper[:] = np.where(empty, 0, _paper_tones(hists[0]))
     else:
@@ -980,7 +980,7 @@ def _paper_tints(gray: np.ndarray, chroma_ab: np.ndarray, lattice: Lattice, empt
             ab = _crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2)
             values = _crop(gray, x0, y0, x1, y1, 0.14).ravel()
             of_paper = np.abs(values.astype(np.float32) - _peak_tone(values)) <= _PAPER_BAND
-            # A cell of two tones half and half has its paper tone between them: all of it then.
+            # Where few pixels share one tone (a gradient, a cell of several tones), all of them.
             tint[r, c] = np.median(ab[of_paper] if of_paper.sum() >= 0.2 * len(ab) else ab, axis=0)
     return tint
 
@@ -1025,8 +1025,8 @@ def _paper_tones(hist: np.ndarray) -> np.ndarray:
     counts = hist.reshape(*hist.shape[:-1], 32, 8).sum(axis=-1).astype(np.float32)
     counts[..., 1:-1] = 0.25 * counts[..., :-2] + 0.5 * counts[..., 1:-1] + 0.25 * counts[..., 2:]
     peak = 8 * np.argmax(counts, axis=-1) + 4
-    # The levels within _PAPER_BAND of the peak are a run of the sorted values: their median is an order
-    # statistic of the whole cell.
+    # The levels within _PAPER_BAND of the peak are a run of the sorted values: their median is
+    # an order statistic of the whole cell.
     lo, hi = np.maximum(peak - _PAPER_BAND, 0), np.minimum(peak + _PAPER_BAND, 255)
     below = np.where(lo > 0, np.take_along_axis(cum, np.maximum(lo - 1, 0)[..., None], -1)[..., 0], 0)
     n_near = np.take_along_axis(cum, hi[..., None], -1)[..., 0] - below

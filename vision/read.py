@@ -222,10 +222,11 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
         # beside fainter grid lines: followed as lines that run on for most of a cell, the mesh
         # is taken where it is regular.
         long_xy = mesh_past_entries(warped, lattice, corners_xy)
-        if long_xy is not None and mesh_irregularity(long_xy, lattice) <= _REFIT_IRREGULARITY:
+        long_irregularity = float("inf") if long_xy is None else mesh_irregularity(long_xy, lattice)
+        if long_irregularity <= _REFIT_IRREGULARITY:
             log.info("grid lines followed past the entries' strokes (irregularity %.2f -> %.2f cell)",
-                     irregularity, mesh_irregularity(long_xy, lattice))
-            corners_xy, irregularity = long_xy, mesh_irregularity(long_xy, lattice)
+                     irregularity, long_irregularity)
+            corners_xy, irregularity = long_xy, long_irregularity
     if irregularity > _REFIT_IRREGULARITY:
         # The outline may be off in a corner: straighten by the crossings most lines agree on and
         # keep whichever rectification leaves the mesh closer to a regular lattice.
