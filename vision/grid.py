@@ -403,9 +403,21 @@ def _bridged_quads(gray: np.ndarray, probe, labels: list) -> list[np.ndarray]:
     if max(beyond) < 0.5 * cell or max(beyond) > _BRIDGED_CELLS * cell:
         # The same outline, or one that took in the text round the grid.
         return []
-    ys, xs = np.nonzero(blobs[by:by + bh, bx:bx + bw] == blob)
-    hull_xy = cv2.convexHull(np.column_stack([xs + bx, ys + by]).astype(np.float32)).reshape(-1, 2)
+    hull_xy = _blob_hull(blobs[by:by + bh, bx:bx + bw] == blob, (bx, by))
     return list({q.tobytes(): q for q in _hull_to_quads(hull_xy)}.values())
+
+
+def _blob_hull(mask: np.ndarray, offset: tuple[int, int]) -> np.ndarray:
+    """The convex hull (K, 2) of the pixels of ``mask``, shifted by ``offset`` (x, y): that of each
+    row's first and last pixel, the same hull from two points a row instead of every pixel (a
+    grid's blob holds hundreds of thousands)."""
+    rows = np.nonzero(mask.any(axis=1))[0]
+    first = mask[rows].argmax(axis=1)
+    last = mask.shape[1] - 1 - mask[rows, ::-1].argmax(axis=1)
+    two = last > first
+    xs = np.concatenate([first, last[two]]) + offset[0]
+    ys = np.concatenate([rows, rows[two]]) + offset[1]
+    return cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32)).reshape(-1, 2)
 
 
 #: Rows or columns a bridged blob may add beyond the lattice on a side. The lattice found in
@@ -437,10 +449,8 @@ def _blob_quads(ink: np.ndarray, boxes: list) -> list[list[np.ndarray]]:
         if any(_box_overlap((x, y, bw, bh), box) > 0.9 for box in boxes):
             continue
         taken.append((x, y, bw, bh))
-        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
-        pts_xy = np.column_stack([xs + x, ys + y]).astype(np.float32)
-        hull_xy = cv2.convexHull(pts_xy).reshape(-1, 2)
-        options = _lines_to_quads(labels[y:y + bh, x:x + bw] == i, (x, y)) + _hull_to_quads(hull_xy)
+        blob = labels[y:y + bh, x:x + bw] == i
+        options = _lines_to_quads(blob, (x, y)) + _hull_to_quads(_blob_hull(blob, (x, y)))
         if options:
             quads.append(options)
     boxes += taken
