@@ -1430,10 +1430,14 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice, run_share: fl
     """
     if warped_gray.ndim == 3:
         warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
+    return _mesh_along(*_line_responses(warped_gray, _cell_size(lattice), run_share), lattice)
+
+
+def _mesh_along(resp_h: np.ndarray, resp_v: np.ndarray, lattice: Lattice) -> np.ndarray:
+    """:func:`refine_lattice_mesh` from the line responses (:func:`_line_responses`)."""
     rows = np.asarray(lattice.row_edges, np.float64)
     cols = np.asarray(lattice.col_edges, np.float64)
     cell = _cell_size(lattice)
-    resp_h, resp_v = _line_responses(warped_gray, cell, run_share)
     # Vertical lines (x as a function of y) are searched in row bands, horizontal ones in columns.
     col_curves = _follow_bowed_lines(resp_v, cols, rows, cell)
     row_curves = _follow_bowed_lines(resp_h.T, rows, cols, cell)
@@ -1537,9 +1541,9 @@ def mesh_past_entries(warped_gray: np.ndarray, lattice: Lattice, corners_xy: np.
     moves to carry no more such ink than those it moves from."""
     if warped_gray.ndim == 3:
         warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
-    long_xy = refine_lattice_mesh(warped_gray, lattice, ENTRY_RUN)
     cell = _cell_size(lattice)
     resp_h, resp_v = _line_responses(warped_gray, cell, ENTRY_RUN)
+    long_xy = _mesh_along(resp_h, resp_v, lattice)
     moved_from, moved_to = [], []
     for resp, a_lines, b_lines in ((resp_v, corners_xy.transpose(1, 0, 2), long_xy.transpose(1, 0, 2)),
                                    (resp_h.T, corners_xy[..., ::-1], long_xy[..., ::-1])):
