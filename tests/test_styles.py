@@ -383,6 +383,16 @@ def test_small_blurred_numbers_in_discs_are_read_with_whole_number_templates():
     assert_solved_as_transcribed(IMAGES / "small_discs_blurred_digits_11x11_render.jpg")
 
 
+def test_clue_cells_half_covered_by_two_white_discs_are_no_white_paper_in_a_shade():
+    """A book prints both numbers of a clue cell in large white discs on black: together they
+    cover half the cell, which is "grey" on average, lighter than the blocks beside it, and its
+    digits are too small for the corner-number test. Paper in a shade is evenly grey; such a
+    cell is black and white with little between, and stays a clue cell. Two such cells were
+    taken for shaded paper and the grid was unreadable. Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "clue_cells_half_covered_by_two_discs_8x12_render.jpg")
+
+
 def test_numbers_in_discs_are_compared_by_their_digits_not_by_their_discs():
     """Where the rules leave two readings, the grid's own print settles them: a disputed number
     must look like the others of its value and not like those of the other. In a grid printed

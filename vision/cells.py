@@ -427,10 +427,32 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
             or not _plausible_layout((labels > 0) & ~forced)):
         return none
     grey &= labels > 0
+    grey &= _evenly_toned(warped, lattice, grey)
     grey &= ~_numbered(warped, lattice, grey)
     if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
         return none
     return grey
+
+
+def _evenly_toned(warped: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray:
+    """Which of ``cells`` are of one even tone: most of their pixels near the tone they share most.
+
+    Paper in a shade is evenly grey; a black clue cell half covered by two white discs is
+    "grey" only on average, its pixels black or white and few between.
+    """
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    even = np.zeros_like(cells)
+    for r, c in zip(*np.nonzero(cells)):
+        values = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                       lattice.row_edges[r + 1], 0.14).ravel()
+        if values.size:
+            share = float(np.mean(np.abs(values.astype(np.float32) - _peak_tone(values)) <= 2 * _PAPER_BAND))
+            even[r, c] = share >= _EVEN_SHARE
+    return even
+
+
+#: Share of a cell's pixels near its commonest tone for it to count as evenly toned.
+_EVEN_SHARE = 0.5
 
 
 def _border_paper_by_contrast(feats: CellFeatures, forced: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
