@@ -383,6 +383,15 @@ def test_small_blurred_numbers_in_discs_are_read_with_whole_number_templates():
     assert_solved_as_transcribed(IMAGES / "small_discs_blurred_digits_11x11_render.jpg")
 
 
+def test_warm_light_across_a_cream_page_does_not_tint_white_cells_into_blocks():
+    """A diagonal in every cell, hatched blocks, and warm light falling off across a cream page:
+    the paper's tint drifts by 5 Lab units from one side of the grid to the other. With nearly
+    every cell light, the split of tone and tint fell inside that drift and took a third of the
+    white cells for blocks. Against a plane fitted through the paper's tint, the drift is gone.
+    Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "diagonal_in_every_cell_warm_light_across_cream_9x9_render.jpg")
+
+
 def test_clue_cells_half_covered_by_two_white_discs_are_no_white_paper_in_a_shade():
     """A book prints both numbers of a clue cell in large white discs on black: together they
     cover half the cell, which is "grey" on average, lighter than the blocks beside it, and its

@@ -43,6 +43,7 @@ class CellFeatures:
     dashed : strength of a line along 60% of the diagonal: a dashed or broken one counts too, a
         digit crossing it does not.
     paper : the cell's paper grey level (0..255), and ``ink`` the image's darkest ink level.
+    tint : the cell's paper tint (Lab a, b; (n_rows, n_cols, 2)), None for a grey image.
     """
 
     tone: np.ndarray
@@ -51,6 +52,7 @@ class CellFeatures:
     dashed: np.ndarray | None = None
     paper: np.ndarray | None = None
     ink: float = 0.0
+    tint: np.ndarray | None = None
 
 
 def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
@@ -134,7 +136,8 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     ref = np.median(tint[lightest], axis=0)
     colour = np.linalg.norm(tint - ref, axis=2)
     return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1),
-                        dashed=np.clip(diag_dashed / span, 0, 1), paper=paper, ink=ink)
+                        dashed=np.clip(diag_dashed / span, 0, 1), paper=paper, ink=ink,
+                        tint=tint if lab is not None else None)
 
 
 def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequence[ShadowEdge] | None = None
@@ -759,8 +762,11 @@ def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeature
     # Light that falls off across the grid darkens white cells in a corner as much as the light
     # blocks of this style are darkened by their grey: against a plane fitted through the white
     # paper the white cells are white again, and a block is as grey as anywhere.
+    # So does warm light over one side of a cream page tint its paper: against a plane fitted
+    # through the paper's tint, the paper is untinted again, and a tinted block stands out.
     tone = np.minimum(feats.tone, _tone_off_a_plane(feats))
-    non_white, confidence = _split(np.maximum(tone, feats.colour * 0.8))
+    colour = np.minimum(feats.colour, _colour_off_a_plane(feats))
+    non_white, confidence = _split(np.maximum(tone, colour * 0.8))
     numbered, hatched = _numbered_light_cells(warped, lattice, ~non_white)
     log.debug("cells: a diagonal in every cell; %d light cells carry numbers, %d are hatched",
               int(numbered.sum()), int(hatched.sum()))
@@ -786,6 +792,26 @@ def _tone_off_a_plane(feats: CellFeatures) -> np.ndarray:
     white = a @ coef + float(np.percentile(resid[keep], 90))
     span = np.maximum(white - feats.ink, 20.0)
     return np.clip((white - p) / span, 0, 1).reshape(paper.shape).astype(np.float32)
+
+
+def _colour_off_a_plane(feats: CellFeatures) -> np.ndarray:
+    """Each cell's colour (as ``CellFeatures.colour``) against a plane through the paper's tint
+    (rows and columns as the variables), fitted to the cells whose tint lies near it: most cells
+    of a grid are white."""
+    if feats.tint is None:
+        return feats.colour
+    n_rows, n_cols = feats.colour.shape
+    rr, cc = np.mgrid[0:n_rows, 0:n_cols]
+    a = np.c_[np.ones(n_rows * n_cols), rr.ravel(), cc.ravel()]
+    tint = feats.tint.reshape(-1, 2).astype(np.float64)
+    keep = np.ones(len(tint), bool)
+    for _ in range(4):
+        if keep.sum() < 4:
+            return feats.colour
+        coef = np.linalg.lstsq(a[keep], tint[keep], rcond=None)[0]
+        off = np.linalg.norm(tint - a @ coef, axis=1)
+        keep = off <= 2.0 * max(float(np.median(off[keep])), 1.0)
+    return np.clip(off / 40.0, 0, 1).reshape(n_rows, n_cols).astype(np.float32)
 
 
 def _numbered_light_cells(warped: np.ndarray, lattice: Lattice, light: np.ndarray
