@@ -199,6 +199,16 @@ def test_white_cells_in_a_soft_shadow_are_white_where_the_blocks_carry_a_diagona
     assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
 
 
+def test_white_discs_in_line_down_a_staircase_of_clue_cells_are_no_shadow_edge():
+    """Grey clue and block cells, numbers in white discs: down a staircase of clue cells the
+    discs line up, and the two sides of that row of discs are straight steps through several
+    cells, as a shadow's edge is. Their light sides face each other a third of a cell apart (a
+    light band, not light on one side); taken for a shadow, they had three grey blocks beside
+    them made white paper in its shade, and the grid was unreadable. Rendered from a corpus
+    puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "white_discs_in_line_down_a_staircase_of_grey_clue_cells_8x12_render.jpg")
+
+
 def test_a_bowed_page_on_a_dark_desk_is_straightened_along_its_bent_lines():
     """A page curling off a dark desk bends the grid's rows by up to a cell in the middle, and
     the grid's black border cells meet the desk. Straightened by its outline alone, the rows in

@@ -161,7 +161,30 @@ def find_shadow(gray: np.ndarray, lattice: Lattice) -> list[ShadowEdge]:
         lines = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
         edges += _in_line([e for e in along_sides if _darkens_crossing_lines(e, lines, lattice)
                            and not _dips_at_the_step(e, lines, lattice)], cell, _SIDE_RUN)
-    return _chained(edges, cell)
+    return _chained(_without_light_bands(edges, cell), cell)
+
+
+#: Width of a light band (share of a cell) that two steps facing each other bound, at most, for
+#: them to be print: the sides of a light stroke or of a row of white discs.
+_LIGHT_BAND = 0.5
+
+
+def _without_light_bands(edges: list[ShadowEdge], cell: float) -> list[ShadowEdge]:
+    """The edges that face no other edge across a narrow light band.
+
+    Two steps a third of a cell apart, each with its light side towards the other, are the
+    sides of something light and narrow: a light diagonal, or white discs in clue cells down
+    a staircase of them, in line with each other. A shadow's edge has the light on one side
+    only, and a lit gap between shadows is no narrower than a finger.
+    """
+    kept = []
+    for e in edges:
+        p, n = np.array(e.point_xy), np.array(e.normal_xy)
+        along = np.array([-n[1], n[0]])
+        if not any(np.array(f.normal_xy) @ n < -0.9 and 0 < (np.array(f.point_xy) - p) @ n < _LIGHT_BAND * cell
+                   and abs((np.array(f.point_xy) - p) @ along) < cell for f in edges if f is not e):
+            kept.append(e)
+    return kept
 
 
 def _side_along(edge: ShadowEdge, lattice: Lattice) -> tuple[int, int] | None:
