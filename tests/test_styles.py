@@ -533,6 +533,17 @@ def test_white_cells_an_app_tints_in_the_selected_row_and_column_unlike_any_prin
     assert_solved_as_transcribed(IMAGES / "app_notes_selected_row_and_column_tinted_6x12_render.png")
 
 
+def test_a_green_selection_over_lilac_print_in_the_last_row_and_column_is_white():
+    """Lilac blocks and clue cells, and the selection green in the grid's last row and column:
+    less colourful than the lilac print, the green cells were not "unlike any print" by colour
+    alone, and lost at the border, they left only a few runs of one cell (a layout plausible
+    enough to keep, and wrong). Unlike the print's hue, lying in one row and one column, and
+    with fewer runs of one cell as white, they are white; so is the selected cell where they
+    cross, tinted deeper and holding a large entry. Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_selection_green_over_lilac_print_last_row_and_column_15x15_render.jpg")
+
+
 @pytest.mark.parametrize("name", ["app_board_yellow_cursor_cross_clue_cells_white_with_diagonal_9x9_render",
                                   "app_board_pink_cursor_column_clue_cells_white_with_diagonal_11x11_render"])
 def test_tinted_cells_are_paper_where_the_clue_cells_are_paper_too(name):

@@ -278,18 +278,31 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     if np.count_nonzero(non_white) < 4:
         return none
     tone, colour = np.median(feats.tone[non_white]), np.median(feats.colour[non_white])
-    tinted = non_white & (feats.colour - colour > _UNLIKE_COLOUR) & (feats.tone < tone)
-    tinted &= ~_first_row_and_column(non_white.shape)
+    if feats.tint is not None:
+        # Unlike the print in hue too: a green selection is less colourful than lilac blocks.
+        unlike = (np.linalg.norm(feats.tint - np.median(feats.tint[non_white], axis=0), axis=2) / 40.0 > _UNLIKE_COLOUR) \
+            & (feats.colour > _UNLIKE_COLOUR)
+    else:
+        unlike = feats.colour - colour > _UNLIKE_COLOUR
+    tinted = non_white & unlike & (feats.tone < tone) & ~_first_row_and_column(non_white.shape)
     if np.count_nonzero(tinted) < 3:
         return none
     rows, cols = np.nonzero(tinted)
     row, col = np.bincount(rows).argmax(), np.bincount(cols).argmax()
     if not np.all((rows == row) | (cols == col)):
         return none
+    # The cell where they cross is the one selected: often tinted deeper, and holding an entry.
+    tinted[row, col] |= bool(non_white[row, col] and unlike[row, col])
     white = ~non_white
-    if not _plausible_layout(white | tinted) or _plausible_layout(white):
+    # Taken for white, the tinted cells must leave a Kakuro's layout, with fewer runs of one
+    # cell than before (a lost row or column at the border leaves a single cell in each run).
+    if not _plausible_layout(white | tinted) or _single_runs(white | tinted) >= _single_runs(white):
         return none
     return tinted
+
+
+def _single_runs(white: np.ndarray) -> int:
+    return layout_run_lengths(white).count(1)
 
 
 #: Tone between white paper and ink: a white cell in a hand's shade, or a grey print.
