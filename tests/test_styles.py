@@ -392,6 +392,15 @@ def test_warm_light_across_a_cream_page_does_not_tint_white_cells_into_blocks():
     assert_solved_as_transcribed(IMAGES / "diagonal_in_every_cell_warm_light_across_cream_9x9_render.jpg")
 
 
+def test_a_wide_number_run_on_past_the_diagonal_is_read_whole():
+    """Large clue numbers set low in cells that head only a down run: "15" and "23" run on past
+    the diagonal, and their last digit was cut off into the across half ("1" and "5"). Where
+    the half a cell does not need holds ink on one line with its number's, the number is read
+    from both halves' ink: "15" surely; "23" no surer than "2", so both are offered and the rules
+    choose. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "wide_clue_numbers_run_on_past_the_diagonal_12x10_render.jpg")
+
+
 def test_clue_cells_half_covered_by_two_white_discs_are_no_white_paper_in_a_shade():
     """A book prints both numbers of a clue cell in large white discs on black: together they
     cover half the cell, which is "grey" on average, lighter than the blocks beside it, and its

@@ -1442,6 +1442,54 @@ def read_clues_glyph(cells: list[np.ndarray], glyph_reader: GlyphReader | None =
                       frozenset(divmod(i, 2) for i in in_disc))
 
 
+def read_numbers_across_the_diagonal(cells: Sequence[np.ndarray], sides: Sequence[str],
+                                     glyph_reader: GlyphReader | None = None) -> list[NumberRead | None]:
+    """Each clue cell's one number read from the ink of both halves, where that ink stands on
+    one line: a wide number low in a cell that heads only a down run (or high in one that heads
+    only an across run) runs on past the diagonal, and its last digit (its first) is cut off
+    into the other half ("15" read as "1" and "5"). ``sides`` names the number each cell holds
+    ("down" or "across"); None where the halves' ink does not line up so.
+    """
+    clf = (glyph_reader or GlyphReader()).classifier
+    jobs: list[tuple[int, list[np.ndarray]]] = []
+    for k, (cell, side) in enumerate(zip(cells, sides)):
+        levels = _split_levels(cell, WEAK_LEVELS)
+        down, across = levels[len(WEAK_LEVELS) // 2]
+        if _on_one_line(down, across) if side == "down" else _on_one_line(across, down, leftwards=True):
+            jobs.append((k, [np.maximum(d, a) for d, a in levels]))
+    out: list[NumberRead | None] = [None] * len(cells)
+    flat = _read_distinct_halves([u for _, unions in jobs for u in unions], clf)
+    for j, (k, _) in enumerate(jobs):
+        out[k] = _merge_levels(flat[j * len(WEAK_LEVELS):(j + 1) * len(WEAK_LEVELS)])
+    return out
+
+
+def either_read(first: NumberRead, second: NumberRead) -> NumberRead:
+    """One read of a number that two reads each offer: each value at the higher of its two
+    probabilities, a close runner-up lowering the confidence as ever."""
+    probs: dict[int, float] = {}
+    for read in (first, second):
+        for v, p in _alternatives(read):
+            probs[v] = max(probs.get(v, 0.0), p)
+    return _ranked_read(probs) if probs else first
+
+
+def _on_one_line(number: np.ndarray, past: np.ndarray, *, leftwards: bool = False) -> bool:
+    """Whether the glyphs ``past`` the diagonal go on from a ``number``'s glyphs along its line:
+    rows shared over half the lower one's height, and lying on past its end (its start)."""
+    boxes = []
+    for mask in (number, past):
+        glyphs = [g.box_xy for g in _segment(mask)]
+        if not glyphs:
+            return False
+        x0, y0 = min(b[0] for b in glyphs), min(b[1] for b in glyphs)
+        boxes.append((x0, y0, max(b[0] + b[2] for b in glyphs), max(b[1] + b[3] for b in glyphs)))
+    (nx0, ny0, nx1, ny1), (px0, py0, px1, py1) = boxes
+    shared = min(ny1, py1) - max(ny0, py0)
+    on = px1 <= nx0 + 0.5 * (nx1 - nx0) if leftwards else px0 >= nx1 - 0.5 * (nx1 - nx0)
+    return bool(shared >= 0.5 * min(ny1 - ny0, py1 - py0) and on)
+
+
 def read_clues_two_readers(cells: list[np.ndarray], *, threshold: float = 0.9, second_opinion: bool = True,
                            glyph_reader: GlyphReader | None = None,
                            tesseract_reader: TesseractReader | None = None,

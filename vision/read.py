@@ -15,9 +15,9 @@ from .colour import bgr_to_lab
 from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_irregularity,
                    mesh_past_entries, refine_lattice_mesh, remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
-from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, filled_in, ink_chroma, ink_likeness,
-                  number_likeness, read_clues_glyph, read_clues_two_readers, read_given_digits, read_givens,
-                  split_clue_cell)
+from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, either_read, filled_in, ink_chroma,
+                  ink_likeness, number_likeness, read_clues_glyph, read_clues_two_readers, read_given_digits,
+                  read_givens, read_numbers_across_the_diagonal, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "read_answer_key", "straighten_grid",
@@ -306,6 +306,7 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
     first = look.glyph_reads if look.glyph_reads is not None and look.clue_cells == clue_cells \
         else (read_clues_glyph(crops) if crops else None)
     reads = read_clues_two_readers(crops, second_opinion=second_opinion, first_reads=first) if crops else []
+    reads = _numbers_past_the_diagonal(crops, clue_cells, whites, reads)
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []
     for cell, (down_read, across_read) in zip(clue_cells, reads):
@@ -331,6 +332,34 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
         log.info("givens read: %s", givens)
     return GridReading(n_rows, n_cols, whites, clue_cells, tuple(sides), stray=tuple(stray), doubt=doubt,
                        givens=givens, glyph_reads=first, **base)
+
+
+def _numbers_past_the_diagonal(crops: list[np.ndarray], clue_cells: Sequence[Cell], whites: frozenset[Cell],
+                               reads: list[tuple[NumberRead, NumberRead]]) -> list[tuple[NumberRead, NumberRead]]:
+    """``reads`` with the one number of a clue cell that heads one run read from both halves'
+    ink, where the half it needs not read something (the end of a wide number run on past the
+    diagonal) and that ink stands on one line with its own, and the number so read is the
+    surer one."""
+    lone = []
+    for k, cell in enumerate(clue_cells):
+        need_down, need_across = (cell[0] + 1, cell[1]) in whites, (cell[0], cell[1] + 1) in whites
+        if need_down != need_across and reads[k][1 if need_down else 0].value is not None:
+            lone.append((k, "down" if need_down else "across"))
+    if not lone:
+        return reads
+    whole = read_numbers_across_the_diagonal([crops[k] for k, _ in lone], [side for _, side in lone])
+    reads = list(reads)
+    for (k, side), read in zip(lone, whole):
+        down, across = reads[k]
+        kept = down if side == "down" else across
+        if read is None or read.value is None:
+            continue
+        # Surer, it is the number; else the rules choose between the two ("2" or "23").
+        read = read if best_probability(read) > best_probability(kept) else either_read(kept, read)
+        log.info("row %d, column %d: the %s number read past the diagonal as %d (was %s)", clue_cells[k][0] + 1,
+                 clue_cells[k][1] + 1, side, read.value, kept.value)
+        reads[k] = (read, NumberRead(None, 1.0)) if side == "down" else (NumberRead(None, 1.0), read)
+    return reads
 
 
 #: An answer key: at most this share of its clue sides holds a legible number (phantoms of the
