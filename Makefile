@@ -17,7 +17,12 @@ $(BIN)/kakuro: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 
+# The project's own modules compiled to bytecode, as pip does for any installed package (not for
+# an editable one): where Python may not write it (PYTHONDONTWRITEBYTECODE, a read-only checkout),
+# every command otherwise compiles them again, a tenth of a second of its start-up. Only what
+# changed since is compiled again.
 setup: $(BIN)/kakuro
+	@$(BIN)/python -m compileall -q $(wildcard *.py) vision solver web >/dev/null
 
 demo: setup
 	@mkdir -p out
