@@ -392,6 +392,16 @@ def test_warm_light_across_a_cream_page_does_not_tint_white_cells_into_blocks():
     assert_solved_as_transcribed(IMAGES / "diagonal_in_every_cell_warm_light_across_cream_9x9_render.jpg")
 
 
+def test_faint_light_digits_on_grainy_grey_clue_cells_are_read_where_the_layout_asks_for_them():
+    """Thin light digits on grainy mid-grey clue cells with no diagonal stand 26-28 grey levels
+    above the grey, the grain 7: under the contrast a clue half's ink must reach, three across
+    numbers were empty paper and the rules left two readings. Where the layout asks for a number
+    and the half looked empty, ink as faint as 16 levels counts where it stands three times
+    further from the paper than the grain does the other way. Rendered from a corpus puzzle
+    (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "faint_light_digits_on_grainy_grey_clue_cells_12x12_render.webp")
+
+
 def test_a_wide_number_run_on_past_the_diagonal_is_read_whole():
     """Large clue numbers set low in cells that head only a down run: "15" and "23" run on past
     the diagonal, and their last digit was cut off into the across half ("1" and "5"). Where

@@ -280,7 +280,8 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     tone, colour = np.median(feats.tone[non_white]), np.median(feats.colour[non_white])
     if feats.tint is not None:
         # Unlike the print in hue too: a green selection is less colourful than lilac blocks.
-        unlike = (np.linalg.norm(feats.tint - np.median(feats.tint[non_white], axis=0), axis=2) / 40.0 > _UNLIKE_COLOUR) \
+        print_tint = np.median(feats.tint[non_white], axis=0)
+        unlike = (np.linalg.norm(feats.tint - print_tint, axis=2) / 40.0 > _UNLIKE_COLOUR) \
             & (feats.colour > _UNLIKE_COLOUR)
     else:
         unlike = feats.colour - colour > _UNLIKE_COLOUR

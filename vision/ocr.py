@@ -75,6 +75,10 @@ _MIN_CONTRAST = 40.0    # grey levels between background and ink; less is an emp
 #: The same for a clue half, whose number the layout asks for and the puzzle's sums check: thin
 #: light digits on a mid-grey tile (app themes) reach less, and a phantom here is caught later.
 _MIN_CLUE_CONTRAST = 28.0
+#: Where the layout asks for a number and a half looked empty: ink this faint counts, where it
+#: stands this many times further from the paper than the grain does the other way (light thin
+#: digits on a grainy mid-grey tile reach 26-28 levels, the grain 7).
+_FAINT_CLUE_CONTRAST, _FAINT_CLEAR = 16.0, 3.0
 _DIGIT_H = (0.09, 0.62)  # plausible digit height, fraction of the cell side
 _MAX_GLYPHS = 2
 _EDGE_STRIP = 0.07      # ink lying wholly this close to an edge is border, not digit
@@ -165,9 +169,11 @@ class _Ground:
 
 
 def _ink_ground(gray: np.ndarray, core: np.ndarray, rim: np.ndarray | None = None, *, flip: bool = False,
-                min_contrast: float = _MIN_CONTRAST) -> _Ground | None:
+                min_contrast: float = _MIN_CONTRAST, faint: bool = False) -> _Ground | None:
     """The paper and the ink's polarity of :func:`_ink_mask` (None: no ink stands out), the
-    same at every weak level, so that the levels share it."""
+    same at every weak level, so that the levels share it. ``faint``: ink under ``min_contrast``
+    counts too, down to ``_FAINT_CLUE_CONTRAST``, where it stands ``_FAINT_CLEAR`` times further
+    from the paper one way than the paper's grain reaches the other."""
     vals = gray[core]
     if vals.size < 20:
         return None
@@ -191,7 +197,9 @@ def _ink_ground(gray: np.ndarray, core: np.ndarray, rim: np.ndarray | None = Non
                 and np.mean(np.abs(sv - rim_bg) < 0.25 * abs(rim_bg - bg)) >= _RIM_CORE_SHARE):
             bg = rim_bg
             bright, dark = hi - bg, bg - lo
-    if max(bright, dark) < min_contrast:
+    contrast = max(bright, dark)
+    if contrast < min_contrast and not (faint and contrast >= _FAINT_CLUE_CONTRAST
+                                        and contrast >= _FAINT_CLEAR * min(bright, dark)):
         return None
     if flip:
         called_ink = sv[sv > bg + 0.5 * bright] if bright > dark else sv[sv < bg - 0.5 * dark]
@@ -293,15 +301,17 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
     return _split_levels(cell_gray, (weak_level,), flip)[0]
 
 
-def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = False
+def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = False, *, faint: bool = False
                   ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """:func:`split_clue_cell` at each weak level of ``levels``: each half's paper is found once."""
+    """:func:`split_clue_cell` at each weak level of ``levels``: each half's paper is found once.
+    ``faint``: ink as faint as ``_FAINT_CLUE_CONTRAST`` counts where it stands clear of the
+    half's noise (see :func:`read_faint_numbers`)."""
     gray = _to_gray(cell_gray, "cell_gray")
     per_side = []
     for sign in (-1, 1):
         region = _INSIDE & (sign * _D > 0)
         ground = _ink_ground(gray, _CORE & (sign * _D > 0.14), _RIM & (sign * _D > 0.14), flip=flip,
-                             min_contrast=_MIN_CLUE_CONTRAST)
+                             min_contrast=_MIN_CLUE_CONTRAST, faint=faint)
         # The lines are looked for over the band past the diagonal too: split down its middle
         # (or, with the lattice a pixel off, mostly on one side), the part of the diagonal left
         # in a half is too short to pass for a line, and joined to a digit that touches it, it
@@ -1462,6 +1472,24 @@ def read_numbers_across_the_diagonal(cells: Sequence[np.ndarray], sides: Sequenc
     for j, (k, _) in enumerate(jobs):
         out[k] = _merge_levels(flat[j * len(WEAK_LEVELS):(j + 1) * len(WEAK_LEVELS)])
     return out
+
+
+def read_faint_numbers(cells: Sequence[np.ndarray], sides: Sequence[str],
+                       glyph_reader: GlyphReader | None = None) -> list[NumberRead]:
+    """Each cell's number on the side ``sides`` names ("down" or "across"), its ink followed down
+    to ``_FAINT_CLUE_CONTRAST``: for the halves the layout asks a number of that looked empty
+    (light thin digits on a grainy grey tile stand only 26-28 levels above it). Read so faintly,
+    a number is never sure: its confidence is at most ``_FAINT_CONFIDENCE``."""
+    clf = (glyph_reader or GlyphReader()).classifier
+    halves = [[at[0 if side == "down" else 1] for at in _split_levels(cell, WEAK_LEVELS, faint=True)]
+              for cell, side in zip(cells, sides)]
+    flat = _read_distinct_halves([h for hs in halves for h in hs], clf)
+    n = len(WEAK_LEVELS)
+    reads = [_merge_levels(flat[k * n:(k + 1) * n]) for k in range(len(cells))]
+    return [NumberRead(r.value, min(r.confidence, _FAINT_CONFIDENCE), r.alternatives) for r in reads]
+
+
+_FAINT_CONFIDENCE = 0.4
 
 
 def either_read(first: NumberRead, second: NumberRead) -> NumberRead:

@@ -17,7 +17,7 @@ from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mes
 from .light import ShadowEdge, even_out_shadow, find_shadow
 from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, either_read, filled_in, ink_chroma,
                   ink_likeness, number_likeness, read_clues_glyph, read_clues_two_readers, read_given_digits,
-                  read_givens, read_numbers_across_the_diagonal, split_clue_cell)
+                  read_faint_numbers, read_givens, read_numbers_across_the_diagonal, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
 __all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "read_answer_key", "straighten_grid",
@@ -307,6 +307,7 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
         else (read_clues_glyph(crops) if crops else None)
     reads = read_clues_two_readers(crops, second_opinion=second_opinion, first_reads=first) if crops else []
     reads = _numbers_past_the_diagonal(crops, clue_cells, whites, reads)
+    reads = _faint_numbers(crops, clue_cells, whites, reads)
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []
     for cell, (down_read, across_read) in zip(clue_cells, reads):
@@ -359,6 +360,28 @@ def _numbers_past_the_diagonal(crops: list[np.ndarray], clue_cells: Sequence[Cel
         log.info("row %d, column %d: the %s number read past the diagonal as %d (was %s)", clue_cells[k][0] + 1,
                  clue_cells[k][1] + 1, side, read.value, kept.value)
         reads[k] = (read, NumberRead(None, 1.0)) if side == "down" else (NumberRead(None, 1.0), read)
+    return reads
+
+
+def _faint_numbers(crops: list[np.ndarray], clue_cells: Sequence[Cell], whites: frozenset[Cell],
+                   reads: list[tuple[NumberRead, NumberRead]]) -> list[tuple[NumberRead, NumberRead]]:
+    """``reads`` with each number the layout asks for that looked like empty paper read again
+    from fainter ink (:func:`vision.ocr.read_faint_numbers`), where that reads a number."""
+    empty = []
+    for k, cell in enumerate(clue_cells):
+        needs = ((cell[0] + 1, cell[1]) in whites, (cell[0], cell[1] + 1) in whites)
+        for side, j in (("down", 0), ("across", 1)):
+            if needs[j] and reads[k][j].value is None:
+                empty.append((k, side, j))
+    if not empty:
+        return reads
+    faint = read_faint_numbers([crops[k] for k, _, _ in empty], [side for _, side, _ in empty])
+    reads = list(reads)
+    for (k, side, j), read in zip(empty, faint):
+        if read.value is not None:
+            log.info("row %d, column %d: the %s number read in faint ink as %d", clue_cells[k][0] + 1,
+                     clue_cells[k][1] + 1, side, read.value)
+            reads[k] = (read, reads[k][1]) if j == 0 else (reads[k][0], read)
     return reads
 
 
