@@ -193,7 +193,7 @@ def _side_along(edge: ShadowEdge, lattice: Lattice) -> tuple[int, int] | None:
     r, c = edge.row, edge.col
     y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
     x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
-    size = _cell_size(lattice, r, c)
+    size = _shorter_side(lattice, r, c)
     normal = np.array(edge.normal_xy)
     px, py = edge.point_xy
     for axis, (lo, hi, at, k) in enumerate(((x0, x1, px, c), (y0, y1, py, r))):
@@ -208,7 +208,7 @@ def _on_the_border(side: tuple[int, int], lattice: Lattice) -> bool:
     return k in (0, len(lattice.col_edges if axis == 0 else lattice.row_edges) - 1)
 
 
-def _cell_size(lattice: Lattice, r: int, c: int) -> float:
+def _shorter_side(lattice: Lattice, r: int, c: int) -> float:
     """The shorter side of a cell."""
     return float(min(lattice.row_edges[r + 1] - lattice.row_edges[r], lattice.col_edges[c + 1] - lattice.col_edges[c]))
 
@@ -224,7 +224,7 @@ def _darkens_crossing_lines(edge: ShadowEdge, gray: np.ndarray, lattice: Lattice
     (the step's own depth, within ``_LINES_DARKEN``): then the step is light, not print."""
     r, c = edge.row, edge.col
     rows, cols = lattice.row_edges, lattice.col_edges
-    size = _cell_size(lattice, r, c)
+    size = _shorter_side(lattice, r, c)
     normal = np.array(edge.normal_xy)
     reach = max(2, int(round(0.08 * size)))
     h, w = gray.shape
@@ -270,7 +270,7 @@ def _dips_at_the_step(edge: ShadowEdge, gray: np.ndarray, lattice: Lattice) -> b
     line there, bounding a fill (the lattice missed it by a few pixels). A shadow's edge falls
     from one level of paper to the other and no further."""
     r, c = edge.row, edge.col
-    size = _cell_size(lattice, r, c)
+    size = _shorter_side(lattice, r, c)
     normal = np.array(edge.normal_xy)
     along = np.array([-normal[1], normal[0]])
     h, w = gray.shape
