@@ -196,7 +196,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         non_white |= numbered
         confidence = np.where(numbered, 0.75, confidence)
     if not _plausible_layout(~(non_white | forced)):
-        by_paper = _white_by_paper_colour(warped, lattice, forced)
+        by_paper = _white_by_paper_colour(feats, forced)
         if by_paper is not None:
             log.debug("cells: no Kakuro layout by tone; the white cells are those of one paper colour")
             non_white, confidence = ~by_paper, np.full(non_white.shape, 0.6)
@@ -380,27 +380,21 @@ def _plausible_layout(white: np.ndarray) -> bool:
 _WHITE_IN_FIRST_ROW_AND_COLUMN = 0.1
 
 
-def _white_by_paper_colour(warped: np.ndarray, lattice: Lattice, forced: np.ndarray) -> np.ndarray | None:
+def _white_by_paper_colour(feats: CellFeatures, forced: np.ndarray) -> np.ndarray | None:
     """The white cells as the one class of paper colour that lays out a Kakuro, or None.
 
     Tone says which cells are white only while they are the lightest. A dark-mode app may draw
     its clue cells and blocks in a lighter blue than the near-black white cells, or in a hue
     of the same lightness; seen in negative, the white cells are then in the middle. The
-    cells' paper colours still fall into two or three classes (white cells, clue cells,
-    blocks), and the puzzle's structure says which class is the white one: its cells make
-    runs of two to nine, and (nearly) none lies in the first row or column.
+    cells' paper colours (each cell's paper tone and tint, its ink left out) still fall into two
+    or three classes (white cells, clue cells, blocks), and the puzzle's structure says which
+    class is the white one: its cells make runs of two to nine, and (nearly) none lies in the
+    first row or column.
     """
-    if warped.ndim != 3:
+    if feats.tint is None or feats.paper is None:
         return None
-    lab = bgr_to_lab(warped)
-    n_rows, n_cols = lattice.shape
-    features = np.zeros((n_rows * n_cols, 3), np.float32)
-    for r in range(n_rows):
-        for c in range(n_cols):
-            cell = _crop(lab, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
-                         lattice.row_edges[r + 1], 0.14)
-            if cell.size:
-                features[r * n_cols + c] = (_paper_tone(cell[..., 0]), *np.median(cell[..., 1:].reshape(-1, 2), axis=0))
+    n_rows, n_cols = forced.shape
+    features = np.concatenate([feats.paper.reshape(-1, 1), feats.tint.reshape(-1, 2)], axis=1).astype(np.float32)
     best, best_key = None, None
     cv2.setRNGSeed(0)
     for k in (2, 3):
