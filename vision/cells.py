@@ -457,7 +457,7 @@ def _evenly_toned(warped: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np
         values = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                        lattice.row_edges[r + 1], 0.14).ravel()
         if values.size:
-            share = float(np.mean(np.abs(values.astype(np.float32) - _peak_tone(values)) <= 2 * _PAPER_BAND))
+            share = float(np.mean(_near_commonest_tone(values, 2 * _PAPER_BAND)))
             even[r, c] = share >= _EVEN_SHARE
     return even
 
@@ -785,21 +785,15 @@ def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeature
 def _tone_off_a_plane(feats: CellFeatures) -> np.ndarray:
     """Each cell's tone against a plane through the white paper (rows and columns as the
     variables), fitted to the cells not much darker than it: most cells of a grid are white."""
-    paper = feats.paper.astype(np.float64)
-    n_rows, n_cols = paper.shape
-    rr, cc = np.mgrid[0:n_rows, 0:n_cols]
-    a = np.c_[np.ones(paper.size), rr.ravel(), cc.ravel()]
-    p = paper.ravel()
-    keep = np.ones(p.size, bool)
-    for _ in range(4):
-        if keep.sum() < 4:
-            return feats.tone
-        coef = np.linalg.lstsq(a[keep], p[keep], rcond=None)[0]
-        resid = p - a @ coef
-        keep = resid >= -2.0 * max(float(np.median(np.abs(resid[keep]))), 1.0)
-    white = a @ coef + float(np.percentile(resid[keep], 90))
+    p = feats.paper.astype(np.float64).ravel()
+    fit = _plane_through(p, feats.paper.shape,
+                         lambda resid, kept: resid >= -2.0 * max(float(np.median(np.abs(resid[kept]))), 1.0))
+    if fit is None:
+        return feats.tone
+    fitted, keep = fit
+    white = fitted + float(np.percentile((p - fitted)[keep], 90))
     span = np.maximum(white - feats.ink, 20.0)
-    return np.clip((white - p) / span, 0, 1).reshape(paper.shape).astype(np.float32)
+    return np.clip((white - p) / span, 0, 1).reshape(feats.paper.shape).astype(np.float32)
 
 
 def _colour_off_a_plane(feats: CellFeatures) -> np.ndarray:
@@ -808,18 +802,33 @@ def _colour_off_a_plane(feats: CellFeatures) -> np.ndarray:
     of a grid are white."""
     if feats.tint is None:
         return feats.colour
-    n_rows, n_cols = feats.colour.shape
-    rr, cc = np.mgrid[0:n_rows, 0:n_cols]
-    a = np.c_[np.ones(n_rows * n_cols), rr.ravel(), cc.ravel()]
     tint = feats.tint.reshape(-1, 2).astype(np.float64)
-    keep = np.ones(len(tint), bool)
+
+    def near(resid: np.ndarray, kept: np.ndarray) -> np.ndarray:
+        off = np.linalg.norm(resid, axis=1)
+        return off <= 2.0 * max(float(np.median(off[kept])), 1.0)
+
+    fit = _plane_through(tint, feats.colour.shape, near)
+    if fit is None:
+        return feats.colour
+    off = np.linalg.norm(tint - fit[0], axis=1)
+    return np.clip(off / 40.0, 0, 1).reshape(feats.colour.shape).astype(np.float32)
+
+
+def _plane_through(values: np.ndarray, shape: tuple[int, int], near) -> tuple[np.ndarray, np.ndarray] | None:
+    """A plane through ``values`` (one row per cell, row-major over ``shape``; the cell's row and
+    column the variables), fitted four times over, each time to the cells ``near(residuals,
+    cells fitted)`` keeps. The plane's values and the cells it last kept; None where fewer than
+    four are left to fit."""
+    rr, cc = np.mgrid[0:shape[0], 0:shape[1]]
+    a = np.c_[np.ones(rr.size), rr.ravel(), cc.ravel()]
+    keep = np.ones(len(values), bool)
     for _ in range(4):
         if keep.sum() < 4:
-            return feats.colour
-        coef = np.linalg.lstsq(a[keep], tint[keep], rcond=None)[0]
-        off = np.linalg.norm(tint - a @ coef, axis=1)
-        keep = off <= 2.0 * max(float(np.median(off[keep])), 1.0)
-    return np.clip(off / 40.0, 0, 1).reshape(n_rows, n_cols).astype(np.float32)
+            return None
+        fitted = a @ np.linalg.lstsq(a[keep], values[keep], rcond=None)[0]
+        keep = near(values - fitted, keep)
+    return fitted, keep
 
 
 def _numbered_light_cells(warped: np.ndarray, lattice: Lattice, light: np.ndarray
@@ -1008,7 +1017,7 @@ def _paper_tone(cell: np.ndarray) -> float:
     """
     values = cell.ravel()
     median = float(np.median(values))
-    near = values[np.abs(values - _peak_tone(values)) <= _PAPER_BAND]
+    near = values[_near_commonest_tone(values)]
     return min(median, float(np.median(near))) if near.size else median
 
 
@@ -1035,7 +1044,7 @@ def _paper_tints(gray: np.ndarray, chroma_ab: np.ndarray, lattice: Lattice, empt
             x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
             ab = _crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2)
             values = _crop(gray, x0, y0, x1, y1, 0.14).ravel()
-            of_paper = np.abs(values.astype(np.float32) - _peak_tone(values)) <= _PAPER_BAND
+            of_paper = _near_commonest_tone(values)
             # Where few pixels share one tone (a gradient, a cell of several tones), all of them.
             tint[r, c] = np.median(ab[of_paper] if of_paper.sum() >= 0.2 * len(ab) else ab, axis=0)
     return tint
@@ -1043,6 +1052,11 @@ def _paper_tints(gray: np.ndarray, chroma_ab: np.ndarray, lattice: Lattice, empt
 
 #: Grey levels either side of a cell's paper tone that count as its paper.
 _PAPER_BAND = 12
+
+
+def _near_commonest_tone(values: np.ndarray, band: float = _PAPER_BAND) -> np.ndarray:
+    """Which of ``values`` (grey levels) lie within ``band`` of the tone most of them share."""
+    return np.abs(values.astype(np.float32) - _peak_tone(values)) <= band
 
 
 def _cell_histograms(planes: list[np.ndarray], lattice: Lattice) -> tuple[np.ndarray, np.ndarray]:

@@ -1468,9 +1468,8 @@ def read_numbers_across_the_diagonal(cells: Sequence[np.ndarray], sides: Sequenc
         if _on_one_line(down, across) if side == "down" else _on_one_line(across, down, leftwards=True):
             jobs.append((k, [np.maximum(d, a) for d, a in levels]))
     out: list[NumberRead | None] = [None] * len(cells)
-    flat = _read_distinct_halves([u for _, unions in jobs for u in unions], clf)
-    for j, (k, _) in enumerate(jobs):
-        out[k] = _merge_levels(flat[j * len(WEAK_LEVELS):(j + 1) * len(WEAK_LEVELS)])
+    for (k, _), read in zip(jobs, _read_stacks([unions for _, unions in jobs], clf)):
+        out[k] = read
     return out
 
 
@@ -1483,13 +1482,22 @@ def read_faint_numbers(cells: Sequence[np.ndarray], sides: Sequence[str],
     clf = (glyph_reader or GlyphReader()).classifier
     halves = [[at[0 if side == "down" else 1] for at in _split_levels(cell, WEAK_LEVELS, faint=True)]
               for cell, side in zip(cells, sides)]
-    flat = _read_distinct_halves([h for hs in halves for h in hs], clf)
-    n = len(WEAK_LEVELS)
-    reads = [_merge_levels(flat[k * n:(k + 1) * n]) for k in range(len(cells))]
-    return [NumberRead(r.value, min(r.confidence, _FAINT_CONFIDENCE), r.alternatives) for r in reads]
+    return [NumberRead(r.value, min(r.confidence, _FAINT_CONFIDENCE), r.alternatives)
+            for r in _read_stacks(halves, clf)]
 
 
 _FAINT_CONFIDENCE = 0.4
+
+
+def _read_stacks(stacks: Sequence[Sequence[np.ndarray]], clf: GlyphClassifier) -> list[NumberRead]:
+    """One read of each stack of a half's ink at the weak levels (loosest first), the levels'
+    reads merged (:func:`_merge_levels`)."""
+    flat = _read_distinct_halves([h for stack in stacks for h in stack], clf)
+    reads, start = [], 0
+    for stack in stacks:
+        reads.append(_merge_levels(flat[start:start + len(stack)]))
+        start += len(stack)
+    return reads
 
 
 def either_read(first: NumberRead, second: NumberRead) -> NumberRead:

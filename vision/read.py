@@ -311,7 +311,7 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
     sides: list[SideReading] = []
     stray: list[tuple[Cell, str, int]] = []
     for cell, (down_read, across_read) in zip(clue_cells, reads):
-        need_down, need_across = (cell[0] + 1, cell[1]) in whites, (cell[0], cell[1] + 1) in whites
+        need_down, need_across = _needed_sides(cell, whites)
         for direction, needed, read in (("down", need_down, down_read), ("across", need_across, across_read)):
             if needed:
                 sides.append(SideReading(cell, direction, _options(read), read.confidence))
@@ -335,6 +335,11 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
                        givens=givens, glyph_reads=first, **base)
 
 
+def _needed_sides(cell: Cell, whites: frozenset[Cell]) -> tuple[bool, bool]:
+    """Whether a clue cell heads a down run and an across run (a white cell below it, beside it)."""
+    return (cell[0] + 1, cell[1]) in whites, (cell[0], cell[1] + 1) in whites
+
+
 def _numbers_past_the_diagonal(crops: list[np.ndarray], clue_cells: Sequence[Cell], whites: frozenset[Cell],
                                reads: list[tuple[NumberRead, NumberRead]]) -> list[tuple[NumberRead, NumberRead]]:
     """``reads`` with the one number of a clue cell that heads one run read from both halves'
@@ -343,7 +348,7 @@ def _numbers_past_the_diagonal(crops: list[np.ndarray], clue_cells: Sequence[Cel
     surer one."""
     lone = []
     for k, cell in enumerate(clue_cells):
-        need_down, need_across = (cell[0] + 1, cell[1]) in whites, (cell[0], cell[1] + 1) in whites
+        need_down, need_across = _needed_sides(cell, whites)
         if need_down != need_across and reads[k][1 if need_down else 0].value is not None:
             lone.append((k, "down" if need_down else "across"))
     if not lone:
@@ -369,7 +374,7 @@ def _faint_numbers(crops: list[np.ndarray], clue_cells: Sequence[Cell], whites: 
     from fainter ink (:func:`vision.ocr.read_faint_numbers`), where that reads a number."""
     empty = []
     for k, cell in enumerate(clue_cells):
-        needs = ((cell[0] + 1, cell[1]) in whites, (cell[0], cell[1] + 1) in whites)
+        needs = _needed_sides(cell, whites)
         for side, j in (("down", 0), ("across", 1)):
             if needs[j] and reads[k][j].value is None:
                 empty.append((k, side, j))
