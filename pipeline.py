@@ -29,7 +29,7 @@ from solver.reconcile import RIVAL_ODDS, Correction, Reconciled, reconcile_readi
 from solver.solve import solve_puzzle
 from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
-from vision.cells import measure_cells
+from vision.cells import diagonal_slants, measure_cells
 from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import GridGeometry, locate_puzzles
 from vision.imageio import load_image
@@ -178,8 +178,21 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
     return results
 
 
-def _read_and_check(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult]:
-    results = _check_answer_keys([check(reading, time_limit_s=time_limit_s) for reading in read(image)])
+def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True) -> list[PuzzleResult]:
+    looks = _look_at_grids(image)
+    # The largest grid speaks for the page (a page is scanned turned as a whole), at its first
+    # look: a grid lying turned is read upright before its numbers are read as it lies.
+    turns, sure = turns_to_try(max((look for _, look, _ in looks), key=lambda g: g.n_rows * g.n_cols)) \
+        if turn else ((), False)
+    turned = _read_turned(image, turns, time_limit_s) if sure else None
+    if turned is not None and _read_score(turned)[0]:
+        return turned
+    readings = [_read_grid(image, geometry, look, seconds) for geometry, look, seconds in looks]
+    results = _check_answer_keys([check(reading, time_limit_s=time_limit_s) for reading in readings])
+    if turns and not sure and not _read_score(results)[0]:
+        turned = _read_turned(image, turns, time_limit_s)
+    if turned is not None and _read_score(turned) > _read_score(results):
+        return turned
     # A page of puzzles is worth more than a stray grid-like box: drop unreadable extras when
     # another grid on the image was read.
     if any(r.status != Status.unreadable for r in results):
@@ -189,6 +202,97 @@ def _read_and_check(image: np.ndarray, time_limit_s: float) -> list[PuzzleResult
     if any(_kakuro_layout(r) for r in results):
         results = [r for r in results if _kakuro_layout(r) or r.status != Status.unreadable]
     return results
+
+
+def turns_to_try(reading: GridReading) -> tuple[tuple[int, ...], bool]:
+    """The quarter turns clockwise a grid may lie from upright, likeliest first, and whether its
+    witnesses are sure of it (then it is read turned before it is checked as it lies).
+
+    Two witnesses, both the puzzle's own structure. A Kakuro's clue cells are split by a
+    diagonal falling left to right; where most of the diagonals rise, the grid lies a quarter
+    turn either way. And a Kakuro's top row and left column hold no white cell (a run needs a
+    clue before it), while its bottom row and right column nearly always do: where the two
+    borders free of white cells are others, turned with the page, they say by how much. The
+    classifier takes no cell of the first row and column for white, so those that looked white
+    count as white here. Where every border is free but the bottom and right ones are, the grid
+    may lie upside down or sit in a frame of blocks: worth a turned look only when it cannot be
+    read as it lies.
+    """
+    white = reading.classes.kinds == "white"
+    if reading.classes.looked_white is not None:
+        white = white | reading.classes.looked_white
+    if min(white.shape) < 3:
+        return (), False
+    # Clockwise from the top: top, right, bottom, left. Upright, the top and left borders are
+    # free; each quarter turn moves them one place on.
+    free = (not white[0].any(), not white[:, -1].any(), not white[-1].any(), not white[:, 0].any())
+    agree = {k: sum(free[side] == (side in {(3 + k) % 4, k % 4}) for side in range(4)) for k in range(4)}
+    rising = falling = 0
+    if reading.rectified is not None and reading.rectified_lattice is not None:
+        falls, rises = diagonal_slants(reading.rectified, reading.rectified_lattice)
+        rising = int(np.sum(rises > 2 * falls + _SLANT_LEVELS))
+        falling = int(np.sum(falls > 2 * rises + _SLANT_LEVELS))
+    if rising >= max(_SLANTED_CELLS, _SLANTED_SHARE * white.size) and rising > 3 * falling:
+        return tuple(sorted((1, 3), key=lambda k: -agree[k])), True
+    if agree[2] == 4 and falling >= rising:
+        return (2,), True
+    if free[1] and free[2]:
+        return (2,), False
+    return (), False
+
+
+#: Grey levels by which a cell's diagonal must stand out from the other one to count as slanted.
+_SLANT_LEVELS = 5
+#: Cells with rising diagonals that say a grid lies a quarter turn from upright: at least this
+#: many, and this share of all its cells (clue cells are a quarter to a third of a grid's; the
+#: numbers of clue cells printed without a diagonal line up on a rising one in a few).
+_SLANTED_CELLS = 3
+_SLANTED_SHARE = 0.15
+
+
+def _read_turned(image: np.ndarray, turns: tuple[int, ...], time_limit_s: float) -> list[PuzzleResult] | None:
+    """The puzzles of ``image`` read and checked after each of ``turns`` quarter turns back to
+    upright: the first reading that solves a puzzle, else the best one; None where no turned
+    image holds a grid.
+
+    The results' corners and drawing frames are those of ``image`` itself.
+    """
+    best = None
+    for k in turns:
+        log.info("the grid may lie turned %d degrees clockwise: read turned upright", 90 * k)
+        try:
+            again = _read_and_check(np.ascontiguousarray(np.rot90(image, k)), time_limit_s, turn=False)
+        except GridNotFoundError:
+            continue
+        to_upright = _quarter_turns_matrix(image.shape, k)
+        to_image = np.linalg.inv(to_upright)
+        turned_back = []
+        for res in again:
+            corners = None if res.corners_xy is None else cv2.perspectiveTransform(
+                np.asarray(res.corners_xy, np.float64).reshape(-1, 1, 2), to_image).reshape(-1, 2)
+            reading = None if res.reading is None else dataclasses.replace(res.reading, H=res.reading.H @ to_upright)
+            turned_back.append(dataclasses.replace(res, corners_xy=corners, reading=reading))
+        if best is None or _read_score(turned_back) > _read_score(best):
+            best = turned_back
+        if _read_score(best)[0]:
+            break
+    return best
+
+
+def _read_score(results: list[PuzzleResult]) -> tuple[int, int]:
+    """How well an image was read: puzzles solved, then puzzles read at all."""
+    return sum(r.status == Status.solved for r in results), sum(map(_was_read, results))
+
+
+def _quarter_turns_matrix(shape: tuple[int, ...], k: int) -> np.ndarray:
+    """The homography from an image's pixels to those of ``np.rot90(image, k)``."""
+    h, w = shape[:2]
+    m = np.eye(3)
+    for _ in range(k % 4):
+        # One anticlockwise quarter turn: (x, y) -> (y, w - 1 - x); width and height swap.
+        m = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, w - 1.0], [0.0, 0.0, 1.0]]) @ m
+        h, w = w, h
+    return m
 
 
 def _kakuro_layout(result: PuzzleResult) -> bool:
@@ -218,23 +322,33 @@ def read(image: np.ndarray) -> list[Reading]:
     GridNotFoundError
         Nothing on the image looks like a puzzle grid.
     """
+    return [_read_grid(image, geometry, look, seconds) for geometry, look, seconds in _look_at_grids(image)]
+
+
+def _look_at_grids(image: np.ndarray) -> list[tuple[GridGeometry, GridReading, float]]:
+    """Every grid on ``image`` located and looked at (:func:`look_at_grid`), with the seconds it took."""
     geometries = locate_puzzles(image)
     if not geometries:
         raise GridNotFoundError()
-    readings = []
+    looks = []
     for geometry in geometries:
         start = time.perf_counter()
-        # The grid is looked at (straightened, its cells classified) as often as its outline is
-        # in question, and its numbers, which cost most, are read once, on the look kept.
-        look = look_at_grid(image, geometry)
-        image_read = image
-        if look.shadow:
-            image_read, geometry, look = _relocate_in_even_light(image, geometry, look)
-        geometry, look = trim_page_margin(image_read, geometry, look)
-        geometry, look = complete_clue_border(image_read, geometry, look)
-        grid = read_numbers(look, second_opinion=False)
-        readings.append(Reading(image_read, geometry, grid, time.perf_counter() - start))
-    return readings
+        looks.append((geometry, look_at_grid(image, geometry), time.perf_counter() - start))
+    return looks
+
+
+def _read_grid(image: np.ndarray, geometry: GridGeometry, look: GridReading, seconds: float = 0.0) -> Reading:
+    """One grid looked at, its outline settled and its numbers read."""
+    start = time.perf_counter() - seconds
+    # The grid is looked at (straightened, its cells classified) as often as its outline is
+    # in question, and its numbers, which cost most, are read once, on the look kept.
+    image_read = image
+    if look.shadow:
+        image_read, geometry, look = _relocate_in_even_light(image, geometry, look)
+    geometry, look = trim_page_margin(image_read, geometry, look)
+    geometry, look = complete_clue_border(image_read, geometry, look)
+    grid = read_numbers(look, second_opinion=False)
+    return Reading(image_read, geometry, grid, time.perf_counter() - start)
 
 
 def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:

@@ -4,9 +4,10 @@
 
 Synthetic puzzles are real corpus layouts (unique solutions) drawn by synthetic/render.py in random
 styles and fonts, then scanned or photographed; "real" is every sample with a transcription,
-"reshot" each of them photographed twice more (see ``_real``). A tier ``style:FAMILY`` draws one
-style family of ``synthetic.render.STYLE_FAMILIES`` (scanned or photographed at random); ``styles``
-stands for one such tier per family.
+"reshot" each of them photographed twice more (see ``_real``); "turned" renders scanned or
+photographed, then turned a quarter or half turn with their orientation lost. A tier
+``style:FAMILY`` draws one style family of ``synthetic.render.STYLE_FAMILIES`` (scanned or
+photographed at random); ``styles`` stands for one such tier per family.
 Prints one table: puzzles, share of grids read exactly, share of cells right, share solved
 correctly, solved WRONG (must be 0), median and max seconds per image (one core, in-process).
 A player's typed digits are not givens, so a grid read with them as givens is not exact; an
@@ -54,7 +55,7 @@ def _corpus(max_side: int):
 
 # The synthetic tiers that seed by their index here; a new tier must not move them (their images
 # would change), so style families seed apart (see ``_synthetic``).
-_SEEDED_TIERS = ("clean", "photo", "hard", "page", "light")
+_SEEDED_TIERS = ("clean", "photo", "hard", "page", "light", "turned")
 
 
 def _near(results, truth_xy):
@@ -147,8 +148,23 @@ def _synthetic(tier: str, n: int, seed: int, pool):
             longest = max(puzzle.n_rows, puzzle.n_cols)
             cell = int(rng.integers(max(24, 300 // longest + 1), min(80, 2000 // longest) + 1))
             image, corners = render_puzzle(puzzle, random_style(rng, cell), rng=rng)
-            image, corners = photograph(image, corners, rng, tier)
+            if tier == "turned":
+                # Scanned or photographed, then turned by a quarter or half turn with its
+                # orientation lost (a page fed in sideways, a photo's EXIF stripped).
+                image, corners = photograph(image, corners, rng, str(rng.choice(["clean", "photo"])))
+                image, corners = _turned(image, corners, int(rng.integers(1, 4)))
+            else:
+                image, corners = photograph(image, corners, rng, tier)
             yield image, [(puzzle, values)], [corners], []
+
+
+def _turned(image: np.ndarray, corners: np.ndarray, quarters: int) -> tuple[np.ndarray, np.ndarray]:
+    """``image`` turned ``quarters`` quarter turns clockwise, and ``corners`` with it."""
+    for _ in range(quarters):
+        h = image.shape[0]
+        image = np.ascontiguousarray(np.rot90(image, -1))
+        corners = np.stack([h - 1 - corners[:, 1], corners[:, 0]], axis=1)
+    return image, corners
 
 
 def _real(reshoot: int = 0, seed: int = 0):
@@ -179,7 +195,7 @@ def main() -> int:
     parser.add_argument("--misses", type=Path, default=None, metavar="DIR",
                         help="write each image not read exactly or not solved to DIR (TIER-K.png) and say why on stderr")
     parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot",
-                        help="comma-separated: clean, photo, hard, light, page, real, reshot, "
+                        help="comma-separated: clean, photo, hard, light, page, turned, real, reshot, "
                              "style:FAMILY, or styles (one style:FAMILY row per family)")
     args = parser.parse_args()
     tiers = [t for name in args.tiers.split(",")

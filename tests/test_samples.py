@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import cv2
+import numpy as np
 import pytest
 
 from pipeline import solve_image
@@ -97,3 +98,33 @@ def test_must_read_images_on_another_background(name, pad_frac, value, angle):
     result = _the_puzzle(solve_image(image), truth)
     assert grid_tokens(result.puzzle) == grid_tokens(truth)
     assert result.status == "solved"
+
+
+@pytest.mark.parametrize("name, turn", [
+    ("guardian1244_photo_edited.jpg", cv2.ROTATE_90_CLOCKWISE),
+    ("times2046_photo_handfilled.png", cv2.ROTATE_180),
+    ("app_window_10x10.png", cv2.ROTATE_90_COUNTERCLOCKWISE),
+    ("grey_white_digits_14x12.jpg", cv2.ROTATE_180),
+    ("site_german_10x10.png", cv2.ROTATE_90_CLOCKWISE),
+])
+def test_must_read_images_turned_a_quarter_or_half_turn_are_read_upright(name, turn):
+    # A page scanned sideways or a photo whose orientation was lost: read as if upright, and
+    # drawn on the image as it lies.
+    truth = load_transcription(SAMPLES / name)
+    image = cv2.rotate(load_image(SAMPLES / name), turn)
+    result = _the_puzzle(solve_image(image), truth)
+    assert grid_tokens(result.puzzle) == grid_tokens(truth)
+    assert result.status == "solved"
+    assert _satisfies(truth, dict(result.solution.values))
+    # The puzzle's top-left corner lies where the turn took the page's: top right after a
+    # clockwise quarter turn, bottom right after a half turn, bottom left after an anticlockwise one.
+    h, w = image.shape[:2]
+    x, y = result.corners_xy[0]
+    expected_right, expected_bottom = {cv2.ROTATE_90_CLOCKWISE: (True, False), cv2.ROTATE_180: (True, True),
+                                       cv2.ROTATE_90_COUNTERCLOCKWISE: (False, True)}[turn]
+    assert (x > w / 2, y > h / 2) == (expected_right, expected_bottom)
+    # The frame the solution is drawn in maps the grid's first corner there too.
+    lattice = result.reading.lattice
+    corner = cv2.perspectiveTransform(np.array([[[lattice.col_edges[0], lattice.row_edges[0]]]], np.float64),
+                                      np.linalg.inv(result.reading.H)).ravel()
+    assert np.hypot(*(corner - (x, y))) < 0.5 * min(w, h) / max(truth.n_rows, truth.n_cols)

@@ -19,7 +19,7 @@ from .colour import bgr_to_lab
 from .light import ShadowEdge, find_shadow
 from .types import CellClasses, Lattice
 
-__all__ = ["classify_cells", "measure_cells", "CellFeatures"]
+__all__ = ["classify_cells", "measure_cells", "diagonal_slants", "CellFeatures"]
 
 #: Relative darkness from which a cell is printed black, whatever the light (a shadow on white
 #: paper stays lighter than this).
@@ -1170,6 +1170,39 @@ def _quantile(sorted_values: np.ndarray, q: float) -> np.ndarray:
 
 
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
+def diagonal_slants(warped: np.ndarray, lattice: Lattice) -> tuple[np.ndarray, np.ndarray]:
+    """How strongly each cell carries a line on its main diagonal, falling left to right as a
+    Kakuro's clue cells do, and on the other one, rising: two (n_rows, n_cols) arrays in grey
+    levels. Dark lines and light ones (a white diagonal across black clue cells) count; where
+    no cell carries a line, the tone step between two halves of another tone does instead.
+
+    A grid turned by a quarter turn carries its clue cells' diagonals rising.
+    """
+    gray = (cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped).astype(np.float32)
+    rows = np.asarray(lattice.row_edges, np.float64)
+    cols = np.asarray(lattice.col_edges, np.float64)
+    lines, edges = [], []
+    for darkest in (_darkest_nearby(gray), _darkest_nearby(255.0 - gray)):
+        slant_lines, slant_edges = [], []
+        for image, xs in ((darkest, cols),
+                          # Mirrored left to right, the rising diagonals fall.
+                          (np.ascontiguousarray(darkest[:, ::-1]), darkest.shape[1] - cols[::-1])):
+            line, edge, _ = _diagonals(image, xs[None, :-1], rows[:-1, None], xs[None, 1:], rows[1:, None])
+            slant_lines.append(line)
+            slant_edges.append(edge)
+        lines.append(slant_lines)
+        edges.append(slant_edges)
+    falls, rises = (np.maximum(lines[0][k], lines[1][k]) for k in (0, 1))
+    if not np.any(np.maximum(falls, rises) >= _SLANT_LINE):
+        # Tone steps only where no line is drawn: a disc's rim or a number's edge makes one too.
+        falls, rises = edges[0][0], edges[0][1]
+    return falls, rises[:, ::-1]
+
+
+#: Grey levels by which a line on a diagonal stands out of its cell's paper.
+_SLANT_LINE = 20
 
 
 def _darkest_nearby(gray: np.ndarray) -> np.ndarray:
