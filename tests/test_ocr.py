@@ -334,3 +334,31 @@ def test_faint_digits_as_grey_as_the_lines_of_a_dim_photo_are_not_a_tiles_gap(na
     of "42" lost its strokes (read "12"), and a "7" beside the lines was read "17"."""
     d, a = ocr.read_clue_cell(load_image(IMAGES / f"{name}.png"))
     assert (d.value, a.value) == (down, across)
+
+
+@pytest.mark.parametrize("name, down", [("serif_page_clue_cell_17_down_bar_of_the_7_parted_7x7_r3c7", 17),
+                                        ("serif_page_clue_cell_17_down_bar_of_the_7_parted_7x7_r1c5", 17),
+                                        ("serif_page_clue_cell_37_down_bar_of_the_7_parted_9x9_r1c8", 37)])
+def test_the_bar_of_a_serif_seven_parted_from_its_stroke_is_read_with_it(name, down):
+    """Clue cells of a rendered page of four puzzles in a thin serif print (the numbers are the
+    rendered puzzles'): the "7"'s bar comes apart from its slanted stroke where they meet, too
+    short alone to be a digit, and was dropped ("17" read "11", "37" read "31")."""
+    d, a = ocr.read_clue_cell(load_image(IMAGES / f"{name}.png"))
+    assert (d.value, a.value) == (down, None)
+
+
+def test_a_piece_too_short_for_a_digit_joins_only_the_digit_it_nearly_touches():
+    # A "1" and, 8 px to its right, a "7" drawn as a bar parted by 2 px from its stroke, which
+    # starts at the bar's right end and slants down to the left (they overlap by 3 px across).
+    half = np.zeros((96, 96), np.uint8)
+    half[48:83, 20:26] = 255                      # the "1"
+    half[48:55, 34:45] = 255                      # the bar, 7 px: shorter than any digit
+    for y in range(57, 83):
+        x = 52 - (y - 57) * 8 // 26
+        half[y, x - 2:x + 2] = 255
+    pieces = ocr.segment_digits(half)
+    assert [p.shape for p in pieces] == [(35, 6), (35, 20)]
+    # Far from every digit, the same bar is still no digit of its own.
+    half[:, 30:] = 0
+    half[10:17, 70:84] = 255
+    assert [p.shape for p in ocr.segment_digits(half)] == [(35, 6)]
