@@ -214,9 +214,9 @@ def turns_to_try(reading: GridReading) -> tuple[tuple[int, ...], bool]:
     clue before it), while its bottom row and right column nearly always do: where the two
     borders free of white cells are others, turned with the page, they say by how much. The
     classifier takes no cell of the first row and column for white, so those that looked white
-    count as white here. Where every border is free but the bottom and right ones are, the grid
-    may lie upside down or sit in a frame of blocks: worth a turned look only when it cannot be
-    read as it lies.
+    count as white here. Where the bottom and right borders are free whatever the others, the
+    grid may lie upside down or sit in a frame of blocks: worth a turned look only when it
+    cannot be read as it lies.
     """
     white = reading.classes.kinds == "white"
     if reading.classes.looked_white is not None:

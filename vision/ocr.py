@@ -736,9 +736,7 @@ def _join_short_pieces(comps: list[list], side: int) -> list[list]:
         return comps
     tall = [c for c in comps if (c[3] - c[1]) >= _DIGIT_H[0] * side]
     for piece in short:
-        def gap(c: list) -> int:
-            return max(max(piece[0], c[0]) - min(piece[2], c[2]), max(piece[1], c[1]) - min(piece[3], c[3]), 0)
-        near = [c for c in tall if gap(c) <= _JOIN_GAP * side]
+        near = [c for c in tall if _box_gap(piece, c) <= _JOIN_GAP * side]
         if len(near) != 1:
             continue
         c = near[0]
@@ -746,6 +744,12 @@ def _join_short_pieces(comps: list[list], side: int) -> list[list]:
         if x1 - x0 <= _MAX_DIGIT_ASPECT * (y1 - y0):
             c[:] = [x0, y0, x1, y1, c[4] + piece[4]]
     return tall
+
+
+def _box_gap(a: list, b: list) -> int:
+    """Pixels between two boxes (x0, y0, x1, y1, ...) across or down, whichever is further; 0 where
+    they overlap."""
+    return max(max(a[0], b[0]) - min(a[2], b[2]), max(a[1], b[1]) - min(a[3], b[3]), 0)
 
 
 #: Pixels (share of the half's side) between a piece too short for a digit and the digit it
