@@ -164,6 +164,16 @@ def test_white_cells_in_a_hand_shadow_that_is_not_divided_out_stay_white(name):
     assert_solved_as_transcribed(IMAGES / f"{name}.jpg")
 
 
+def test_grey_blocks_lighter_than_paper_in_the_shade_beside_them_stay_blocks():
+    """A hand's shadow over the top-left of a grid with grey blocks, its outline not divided out.
+    Lit grey blocks beside the shadow's edges are grey cells with no diagonal and no number, as
+    white paper in the shade is; but they are far lighter than the shade leaves paper (the
+    depth its edges measure), and stay blocks. A generated photo of a corpus puzzle (its
+    transcription), stored as lossless WebP; taken for paper, they left two readings of the
+    clues that each solve, and the grid unreadable."""
+    assert_solved_as_transcribed(IMAGES / "grey_blocks_lighter_than_paper_in_a_hand_shadow_beside_it_12x13_render.webp")
+
+
 def test_grey_squares_showing_through_from_the_reverse_page_are_not_blocks():
     """The reverse page's grid shows through as light-grey squares, and three white cells under
     them look like blocks, sure enough that the symmetry alone does not question them. The clues

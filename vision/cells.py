@@ -308,6 +308,10 @@ def _single_runs(white: np.ndarray) -> int:
 
 #: Tone between white paper and ink: a white cell in a hand's shade, or a grey print.
 _SHADE_TONE = (0.15, 0.75)
+#: How much lighter than white paper in a shadow's depth (the light its edges say it keeps) cells
+#: beside the edge may be and still be that paper: 0.54 to 1.05 times it in the light tier's
+#: renders where the cells were paper (seeds 25 and 26), 1.25 to 7 where they were grey print.
+_SHADE_LIGHTER = 1.2
 #: Grey levels by which a light line along a cell's diagonal stands out (a block's print).
 _LIGHT_DIAGONAL = 12.0
 
@@ -330,8 +334,10 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
         return none
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
     edge_cells = np.zeros_like(non_white)
+    gains = np.full(non_white.shape, np.nan)
     for e in find_shadow(gray, lattice) if shadow_edges is None else shadow_edges:
         edge_cells[e.row, e.col] = True
+        gains[e.row, e.col] = e.gain if np.isnan(gains[e.row, e.col]) else min(gains[e.row, e.col], e.gain)
     if not edge_cells.any():
         return none
     near_edge = cv2.dilate(edge_cells.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
@@ -343,10 +349,22 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
         grey[r, c] = _diagonal(lightest, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL
     n, labels = cv2.connectedComponents(grey.astype(np.uint8), connectivity=8)
     shaded = np.zeros_like(non_white)
+    # The lit white cells' paper (the lightest of the white cells': many may lie in the shade),
+    # of which a shade keeps its edges' ``gain``.
+    lit_paper = float(np.percentile(feats.paper[~non_white], 90)) if feats.paper is not None and (~non_white).any() else None
     for i in range(1, n):
         group = labels == i
-        if (group & near_edge).any():
-            shaded |= group
+        if not (group & near_edge).any():
+            continue
+        if lit_paper is not None:
+            # Paper in the shade is as dark as the edges beside it say; cells much lighter than
+            # that are grey print (an app's grey tiles beside a black tile's edge taken for a
+            # shadow's).
+            near = cv2.dilate(group.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+            shade = float(np.nanmedian(gains[near & edge_cells])) * (lit_paper + 10)
+            if float(np.median(feats.paper[group])) + 10 > _SHADE_LIGHTER * shade:
+                continue
+        shaded |= group
     if not shaded.any() or not _plausible_layout(~(non_white & ~shaded)):
         return none
     return shaded
