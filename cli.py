@@ -46,7 +46,7 @@ def _print_result_text(res: PuzzleResult, index: int, total: int, *, reveal: boo
     summary = {"solved": "solved; the solution is unique", "ambiguous": "solved, but NOT unique",
                "unsolvable": "no solution", "unreadable": "could not be read for certain",
                "answer-key": "an answer key (a solved grid), not a puzzle"}[res.status]
-    log.info("%s%s", head, summary)
+    log.info("%s%s%s", head, summary, f" (the grid lay turned {res.turned} degrees clockwise)" if res.turned else "")
     for c in res.corrections:
         log.warning("%scorrected clue: %s", head, c.describe())
     for p in res.problems:

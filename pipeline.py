@@ -99,6 +99,9 @@ class PuzzleResult:
     #: image it answers (0-based) and whether that puzzle's solution agrees with it (None: that
     #: puzzle was not solved).
     answer_to: tuple[int, bool | None] | None = None
+    #: Degrees clockwise (0, 90, 180, 270) the grid lay turned from upright on the image, read
+    #: turned back.
+    turned: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
@@ -128,6 +131,7 @@ class PuzzleResult:
             "written": [{"row": r + 1, "col": c + 1, "digit": d, "correct": ok} for (r, c), d, ok in self.written],
             "answer_to": None if self.answer_to is None else {"puzzle": self.answer_to[0] + 1,
                                                                "agrees": self.answer_to[1]},
+            "turned": self.turned,
             "seconds": round(self.seconds, 3),
         }
 
@@ -271,7 +275,7 @@ def _read_turned(image: np.ndarray, turns: tuple[int, ...], time_limit_s: float)
             corners = None if res.corners_xy is None else cv2.perspectiveTransform(
                 np.asarray(res.corners_xy, np.float64).reshape(-1, 1, 2), to_image).reshape(-1, 2)
             reading = None if res.reading is None else dataclasses.replace(res.reading, H=res.reading.H @ to_upright)
-            turned_back.append(dataclasses.replace(res, corners_xy=corners, reading=reading))
+            turned_back.append(dataclasses.replace(res, corners_xy=corners, reading=reading, turned=90 * k))
         if best is None or _read_score(turned_back) > _read_score(best):
             best = turned_back
         if _read_score(best)[0]:

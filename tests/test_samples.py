@@ -116,6 +116,8 @@ def test_must_read_images_turned_a_quarter_or_half_turn_are_read_upright(name, t
     assert grid_tokens(result.puzzle) == grid_tokens(truth)
     assert result.status == "solved"
     assert _satisfies(truth, dict(result.solution.values))
+    assert result.to_json()["turned"] == {cv2.ROTATE_90_CLOCKWISE: 90, cv2.ROTATE_180: 180,
+                                          cv2.ROTATE_90_COUNTERCLOCKWISE: 270}[turn]
     # The puzzle's top-left corner lies where the turn took the page's: top right after a
     # clockwise quarter turn, bottom right after a half turn, bottom left after an anticlockwise one.
     h, w = image.shape[:2]
