@@ -337,7 +337,7 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     gains = np.full(non_white.shape, np.nan)
     for e in find_shadow(gray, lattice) if shadow_edges is None else shadow_edges:
         edge_cells[e.row, e.col] = True
-        gains[e.row, e.col] = e.gain if np.isnan(gains[e.row, e.col]) else min(gains[e.row, e.col], e.gain)
+        gains[e.row, e.col] = np.fmin(gains[e.row, e.col], e.gain)
     if not edge_cells.any():
         return none
     near_edge = cv2.dilate(edge_cells.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
@@ -351,7 +351,9 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     shaded = np.zeros_like(non_white)
     # The lit white cells' paper (the lightest of the white cells': many may lie in the shade),
     # of which a shade keeps its edges' ``gain``.
-    lit_paper = float(np.percentile(feats.paper[~non_white], 90)) if feats.paper is not None and (~non_white).any() else None
+    lit_paper = None
+    if feats.paper is not None and (~non_white).any():
+        lit_paper = float(np.percentile(feats.paper[~non_white], 90))
     for i in range(1, n):
         group = labels == i
         if not (group & near_edge).any():
@@ -1201,21 +1203,18 @@ def diagonal_slants(warped: np.ndarray, lattice: Lattice) -> tuple[np.ndarray, n
     gray = (cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped).astype(np.float32)
     rows = np.asarray(lattice.row_edges, np.float64)
     cols = np.asarray(lattice.col_edges, np.float64)
-    lines, edges = [], []
-    for darkest in (_darkest_nearby(gray), _darkest_nearby(255.0 - gray)):
-        slant_lines, slant_edges = [], []
-        for image, xs in ((darkest, cols),
-                          # Mirrored left to right, the rising diagonals fall.
-                          (np.ascontiguousarray(darkest[:, ::-1]), darkest.shape[1] - cols[::-1])):
-            line, edge, _ = _diagonals(image, xs[None, :-1], rows[:-1, None], xs[None, 1:], rows[1:, None])
-            slant_lines.append(line)
-            slant_edges.append(edge)
-        lines.append(slant_lines)
-        edges.append(slant_edges)
-    falls, rises = (np.maximum(lines[0][k], lines[1][k]) for k in (0, 1))
+
+    def falling_and_rising(darkest: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        # (line, tone step) on each diagonal; mirrored left to right, the rising diagonals fall.
+        return [_diagonals(image, xs[None, :-1], rows[:-1, None], xs[None, 1:], rows[1:, None])[:2]
+                for image, xs in ((darkest, cols),
+                                  (np.ascontiguousarray(darkest[:, ::-1]), darkest.shape[1] - cols[::-1]))]
+
+    dark, light = falling_and_rising(_darkest_nearby(gray)), falling_and_rising(_darkest_nearby(255.0 - gray))
+    falls, rises = (np.maximum(dark[k][0], light[k][0]) for k in (0, 1))
     if not np.any(np.maximum(falls, rises) >= _SLANT_LINE):
         # Tone steps only where no line is drawn: a disc's rim or a number's edge makes one too.
-        falls, rises = edges[0][0], edges[0][1]
+        falls, rises = dark[0][1], dark[1][1]
     return falls, rises[:, ::-1]
 
 

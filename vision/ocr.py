@@ -708,8 +708,7 @@ def _segment(half: np.ndarray, max_height: float = _DIGIT_H[1]) -> list[_Glyph]:
                         break
             if merged:
                 break
-    comps = _join_short_pieces(comps, side)
-    comps = [c for c in comps if (c[3] - c[1]) >= _DIGIT_H[0] * side]
+    comps = _digit_high_pieces(comps, side)
     if not comps:
         return []
     # One number's digits share a height band: keep those level with the tallest piece.
@@ -725,17 +724,15 @@ def _segment(half: np.ndarray, max_height: float = _DIGIT_H[1]) -> list[_Glyph]:
     return out
 
 
-def _join_short_pieces(comps: list[list], side: int) -> list[list]:
-    """Pieces too short to be a digit joined to the digit they nearly touch: the bar of a "7" or
-    a "5" comes apart from its stroke where a thin serif print joins them at a corner, and alone
-    it is dropped (the "7" of "17" read as a "1"). Only where the piece lies within
-    ``_JOIN_GAP`` of one digit-high piece (digits of one number stand further apart) and the two
-    together are no wider than a digit."""
-    short = [c for c in comps if (c[3] - c[1]) < _DIGIT_H[0] * side]
-    if not short:
-        return comps
+def _digit_high_pieces(comps: list[list], side: int) -> list[list]:
+    """The pieces at least as high as a digit, each with the pieces too short for one that nearly
+    touch it joined in; other short pieces are dropped. The bar of a "7" or a "5" comes apart
+    from its stroke where a thin serif print joins them at a corner, and alone it was dropped
+    (the "7" of "17" read as a "1"). A short piece joins only where it lies within ``_JOIN_GAP``
+    of one digit-high piece (digits of one number stand further apart) and the two together are
+    no wider than a digit."""
     tall = [c for c in comps if (c[3] - c[1]) >= _DIGIT_H[0] * side]
-    for piece in short:
+    for piece in (c for c in comps if (c[3] - c[1]) < _DIGIT_H[0] * side):
         near = [c for c in tall if _box_gap(piece, c) <= _JOIN_GAP * side]
         if len(near) != 1:
             continue

@@ -283,7 +283,7 @@ def look_at_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
 def _clue_cells(whites: frozenset[Cell], n_rows: int, n_cols: int) -> tuple[Cell, ...]:
     # The layout decides which cells carry a number: those with a white cell below or to the right.
     return tuple((r, c) for r in range(n_rows) for c in range(n_cols)
-                 if (r, c) not in whites and ((r + 1, c) in whites or (r, c + 1) in whites))
+                 if (r, c) not in whites and any(_needed_sides((r, c), whites)))
 
 
 def read_numbers(look: GridReading, *, second_opinion: bool = True,
