@@ -254,6 +254,28 @@ def test_a_column_of_black_blocks_at_the_grid_edge_is_not_cut_off():
     assert_solved_as_transcribed(IMAGES / "zero_cells_black_blocks_a_column_of_them_at_the_edge_7x7_render.jpg")
 
 
+def test_zeros_whose_straight_sides_outline_a_finer_lattice_do_not_add_columns():
+    """Rounded app tiles, a thin monospaced "0" in every empty cell: the zeros' straight sides
+    are lines as long as the grid's own between tiles, and the columns were fitted as a lattice
+    a third of a cell fine (9x10 read for 9x9). Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "zero_cells_thin_mono_zeros_on_rounded_tiles_9x9_render.png")
+
+
+def test_zeros_on_a_photographed_board_do_not_halve_its_columns():
+    """A photographed app board with a "0" in every empty cell: the zeros' sides, half a cell
+    apart, made every column two (8x16 read for 8x8). Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "zero_cells_zeros_half_a_cell_apart_photo_8x8_render.jpg")
+
+
+def test_a_cursor_tint_darker_than_pastel_blocks_leaves_its_cells_white():
+    """An app's board mid-game: mint blocks and clue cells, the selected cell's row and column
+    tinted lilac, a shade darker than the blocks (a tint was looked for only lighter than
+    them): the row and column were taken for blocks. Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "selection_tint_darker_than_pastel_blocks_12x10_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

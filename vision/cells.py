@@ -269,7 +269,8 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     """Cells taken for print that are white cells an app tints where the player's cursor is: the
     row and the column of the cell selected.
 
-    The tint is lighter than the grid's blocks and of another colour; the cells so tinted lie in
+    The tint is of another colour than the grid's blocks and light (lighter than dark blocks; a
+    pastel may be a shade darker than pastel ones: lilac beside mint); the cells so tinted lie in
     one row and one column (or one of them), and as white cells they make a layout a Kakuro can
     have where the cells as taken did not. (``pipeline._tinted_paper_variant`` tries tints too
     pale for print by the symmetry and the rules, later; these are told by colour and place.)
@@ -285,7 +286,7 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
             & (feats.colour > _UNLIKE_COLOUR)
     else:
         unlike = feats.colour - colour > _UNLIKE_COLOUR
-    tinted = non_white & unlike & (feats.tone < tone) & ~_first_row_and_column(non_white.shape)
+    tinted = non_white & unlike & (feats.tone < max(tone, _SELECTION_TONE)) & ~_first_row_and_column(non_white.shape)
     if np.count_nonzero(tinted) < 3:
         return none
     rows, cols = np.nonzero(tinted)
@@ -300,6 +301,10 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     if not _plausible_layout(white | tinted) or _single_runs(white | tinted) >= _single_runs(white):
         return none
     return tinted
+
+
+#: Tone a cursor's tint stays under (pastels: lilac 0.12, light blue 0.13, a deeper blue 0.2).
+_SELECTION_TONE = 0.25
 
 
 def _single_runs(white: np.ndarray) -> int:

@@ -692,6 +692,23 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
         # are clear: cells are near square, so the rows say how many columns to look for.
         col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, col_c)
     row_size, col_size = (np.ptp(row_edges) / (len(row_edges) - 1), np.ptp(col_edges) / (len(col_edges) - 1))
+    finer_rows = row_size < col_size
+    if (not 1 / _NEAR_SQUARE < row_size / col_size < _NEAR_SQUARE
+            and (row_c if finer_rows else col_c) >= _MIN_CONTRAST):
+        # Cells far from square in a rectified grid, the finer way's lattice clear: it may be the
+        # print inside the cells (an app's large "0" in every empty cell: its straight sides are
+        # lines a third of a cell apart). That print is shorter than a cell, a grid's lines are
+        # not: the finer way is fitted again keeping only runs of most of the coarser cell. Kept
+        # only where the lines left are clear (a wrong quad's, skewed across the lattice, are
+        # not: 0.55-0.91 where right ones scored 1.0), and counted no clearer than first seen.
+        longer = _line_profiles(warped, run=int(_CELL_RUN * max(row_size, col_size)))
+        edges, c = _fit_edges_tamed(longer[0] if finer_rows else longer[1], row_ends if finer_rows else col_ends)
+        size = np.ptp(edges) / max(len(edges) - 1, 1)
+        if c >= _REFIT_CONTRAST and 1 / _NEAR_SQUARE < size / max(row_size, col_size) < _NEAR_SQUARE:
+            if finer_rows:
+                row_edges, row_c, row_size = edges, min(c, row_c), size
+            else:
+                col_edges, col_c, col_size = edges, min(c, col_c), size
     if refit_long_cells and not 0.5 < row_size / col_size < 2.0:
         # Cells two or three times as long one way as the other: the finer lattice is the print
         # inside the cells (an app drawing every empty cell as a large "0": its top and bottom
@@ -722,6 +739,15 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
     tight_xy = _apply_h(np.linalg.inv(H), box_xy)
     log.debug("candidate %dx%d contrast %.2f", n_rows, n_cols, contrast)
     return tight_xy.astype(np.float32), contrast, (n_rows, n_cols)
+
+
+#: Cells of a rectified grid are this near square (long side over short side; a tilted photo's
+#: foreshortening leaves up to about 1.2).
+_NEAR_SQUARE = 1.4
+#: The share of a cell that a line's straight run keeps at least, where the cell's size is known.
+_CELL_RUN = 0.75
+#: How clear those lines must be.
+_REFIT_CONTRAST = 0.95
 
 
 def _fit_edges_tamed(profile: np.ndarray, open_ends) -> tuple[np.ndarray, float]:
@@ -1170,12 +1196,15 @@ def _reading_order(geoms: list[GridGeometry]) -> list[GridGeometry]:
 # Lattice
 
 
-def _line_profiles(gray: np.ndarray, light_lines: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _line_profiles(gray: np.ndarray, light_lines: bool = False, run: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """Strength of long horizontal (per row) and vertical (per column) lines and edges, light
     lines too where ``light_lines`` (only once the grid's size is known and its lines are light:
-    before, a light line is as likely the paper between a page's dark blocks)."""
+    before, a light line is as likely the paper between a page's dark blocks). ``run``: the
+    shortest straight run that counts as a line (by default a twentieth of the longer side)."""
     g = gray.astype(np.float32)
-    k, run = _line_kernel_sizes(g.shape)
+    k, default_run = _line_kernel_sizes(g.shape)
+    run = default_run if run is None else run
     # Thin dark lines: black-hat keeps dark strokes narrower than the kernel, not black cells.
     hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
     hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
