@@ -24,14 +24,13 @@ from pipeline import PuzzleResult, Status, annotate_image, solve_image, worst_ex
 from solver.errors import ExitCode, KakuroError, PuzzleFormatError, exit_code_for
 from solver.formats import format_text
 from solver.techniques import grade
-from vision.imageio import ImageInfo, load_image, read_image_info
+from vision.imageio import IMAGE_SUFFIXES, ImageInfo, load_image, read_image_info
 
 __all__ = ["IMAGE_SUFFIXES", "BatchOptions", "PageJob", "PageResult", "expand_inputs", "process_page",
            "run_batch"]
 
 log = logging.getLogger("kakuro")
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".heic", ".heif"}
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 import cv2
 import numpy as np
 
-from solver.errors import ExitCode
+from solver.errors import ExitCode, PuzzleFormatError
 from solver.formats import grid_tokens, parse_puzzle
 from solver.model import Cell, Puzzle, Solution
 from solver.reconcile import RIVAL_ODDS, Correction, Reconciled, reconcile_reading, sides_text
@@ -32,7 +32,7 @@ from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, m
 from vision.cells import diagonal_slants, measure_cells
 from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import GridGeometry, locate_puzzles
-from vision.imageio import load_image
+from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
@@ -150,7 +150,13 @@ def load_input(path: Path) -> tuple[Puzzle | None, np.ndarray | None]:
     except UnicodeDecodeError:
         text_head = None
     if text_head is not None and head and b"\x00" not in head:
-        return parse_puzzle(path.read_text(encoding="utf-8-sig"), str(path)), None
+        try:
+            return parse_puzzle(path.read_text(encoding="utf-8-sig"), str(path)), None
+        except PuzzleFormatError:
+            if path.suffix.lower() not in IMAGE_SUFFIXES:
+                raise
+            # Named as an image: a page saved in place of the picture, not a puzzle mistyped.
+            raise ImageLoadError(path, "not an image: the file holds text; re-export or re-download the image") from None
     return None, load_image(path)
 
 

@@ -96,6 +96,18 @@ def test_bad_files_get_one_line_errors(tmp_path, capsys, content, expected):
     assert not (tmp_path / "o.png").exists()
 
 
+def test_text_saved_under_an_image_name_is_called_no_image(tmp_path, capsys):
+    """A web page or an error message saved as PHOTO.jpg: the message says the file is no image
+    (it used to quote the text's first word as a puzzle's unknown token)."""
+    bad = tmp_path / "photo.jpg"
+    bad.write_text("<html><body>404 Not Found</body></html>\n")
+    code, _, err = run(["solve", bad, "-o", tmp_path / "o.png"], capsys)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == ExitCode.input_file
+    assert len(lines) == 1 and str(bad) in lines[0] and "not an image" in lines[0], err
+    assert not (tmp_path / "o.png").exists()
+
+
 def test_missing_file(tmp_path, capsys):
     code, _, err = run(["solve", tmp_path / "nope.jpg"], capsys)
     assert code == ExitCode.input_file and "nope.jpg" in err

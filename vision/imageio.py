@@ -13,7 +13,7 @@ from PIL import Image, ImageOps, JpegImagePlugin, UnidentifiedImageError
 from .errors import ImageLoadError
 
 __all__ = ["load_image", "ImageInfo", "read_image_info", "downscale_for_detection", "count_pdf_pages",
-           "load_pdf_page", "MAX_PIXELS", "MIN_SIDE"]
+           "load_pdf_page", "MAX_PIXELS", "MIN_SIDE", "IMAGE_SUFFIXES"]
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 MAX_PIXELS = 200_000_000
 #: Below this a grid of even 5x5 cells has too few pixels per cell to read digits.
 MIN_SIDE = 64
+#: Names of the image files read (a folder's images in a batch).
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".heic", ".heif"}
 
 try:  # HEIC/HEIF from phones; optional
     import pi_heif
