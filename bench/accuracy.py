@@ -5,7 +5,8 @@
 Synthetic puzzles are real corpus layouts (unique solutions) drawn by synthetic/render.py in random
 styles and fonts, then scanned or photographed; "real" is every sample with a transcription,
 "reshot" each of them photographed twice more (see ``_real``); "turned" renders scanned or
-photographed, then turned a quarter or half turn with their orientation lost. A tier
+photographed, then turned a quarter or half turn with their orientation lost; "creased" renders
+folded once across the grid (``synthetic.render.fold_crease``), then scanned or photographed. A tier
 ``style:FAMILY`` draws one style family of ``synthetic.render.STYLE_FAMILIES`` (scanned or
 photographed at random); ``styles`` stands for one such tier per family.
 Prints one table: puzzles, share of grids read exactly, share of cells right, share solved
@@ -55,7 +56,7 @@ def _corpus(max_side: int):
 
 # The synthetic tiers that seed by their index here; a new tier must not move them (their images
 # would change), so style families seed apart (see ``_synthetic``).
-_SEEDED_TIERS = ("clean", "photo", "hard", "page", "light", "turned")
+_SEEDED_TIERS = ("clean", "photo", "hard", "page", "light", "turned", "creased")
 
 
 def _near(results, truth_xy):
@@ -148,7 +149,10 @@ def _synthetic(tier: str, n: int, seed: int, pool):
             longest = max(puzzle.n_rows, puzzle.n_cols)
             cell = int(rng.integers(max(24, 300 // longest + 1), min(80, 2000 // longest) + 1))
             image, corners = render_puzzle(puzzle, random_style(rng, cell), rng=rng)
-            if tier == "turned":
+            if tier == "creased":
+                # A page folded across the grid and flattened again, then scanned or photographed.
+                image, corners = photograph(image, corners, rng, str(rng.choice(["clean", "photo"])), fold=True)
+            elif tier == "turned":
                 # Scanned or photographed, then turned by a quarter or half turn with its
                 # orientation lost (a page fed in sideways, a photo's EXIF stripped).
                 image, corners = photograph(image, corners, rng, str(rng.choice(["clean", "photo"])))
@@ -195,7 +199,7 @@ def main() -> int:
     parser.add_argument("--misses", type=Path, default=None, metavar="DIR",
                         help="write each image not read exactly or not solved to DIR (TIER-K.png) and say why on stderr")
     parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot",
-                        help="comma-separated: clean, photo, hard, light, page, turned, real, reshot, "
+                        help="comma-separated: clean, photo, hard, light, page, turned, creased, real, reshot, "
                              "style:FAMILY, or styles (one style:FAMILY row per family)")
     args = parser.parse_args()
     tiers = [t for name in args.tiers.split(",")

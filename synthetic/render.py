@@ -1017,6 +1017,42 @@ def _show_through(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(image.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
 
 
+def fold_crease(image: np.ndarray, corners_xy: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The page folded once across the grid and flattened again: a thin dark crease, a light ridge
+    beside it, and one half of the page a little darker than the other (the halves meet the light
+    at different angles). Half the time the fold runs along the grid's rows or columns (a newspaper
+    folded in half or in quarters), else at any angle (a page folded crooked or crumpled).
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8 ndarray, BGR
+        A flat render, or the page it is printed on.
+    corners_xy : (4, 2) float array
+        The grid's corners, TL TR BR BL: the fold passes through its middle three fifths.
+    rng : numpy Generator
+
+    Returns
+    -------
+    image : uint8 BGR ndarray of the same shape
+    """
+    h, w = image.shape[:2]
+    tl, tr, _, bl = np.asarray(corners_xy, np.float64)
+    across, down = tr - tl, bl - tl
+    point = tl + rng.uniform(0.2, 0.8) * across + rng.uniform(0.2, 0.8) * down
+    if rng.random() < 0.5:
+        angle = math.atan2(across[1], across[0]) + (math.pi / 2 if rng.random() < 0.5 else 0.0)
+        angle += math.radians(rng.uniform(-2, 2))
+    else:
+        angle = rng.uniform(0, math.pi)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    d = (xx - point[0]) * -math.sin(angle) + (yy - point[1]) * math.cos(angle)
+    width = float(np.linalg.norm(across)) * rng.uniform(0.0015, 0.004)
+    gain = 1 - rng.uniform(0.2, 0.5) * np.exp(-(d / width) ** 2)
+    gain *= 1 + rng.uniform(0.03, 0.12) * np.exp(-((d - 3 * width) / (3 * width)) ** 2)
+    gain *= np.where(d < 0, rng.uniform(0.85, 0.97), 1.0).astype(np.float32)
+    return np.clip(image.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+
+
 def _light_and_noise(image: np.ndarray, rng: np.random.Generator, gain_small: np.ndarray,
                      sigma: float) -> np.ndarray:
     """Multiply by the light field (with a warm or cool tint) and add sensor noise, in one pass."""
@@ -1180,11 +1216,14 @@ def _invert_points(to_source, points_xy: np.ndarray) -> np.ndarray:
 
 
 def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.Generator, level: str,
-                       on_page: bool = True):
-    """``photograph`` for any set of tracked points (several grids' corners on one page)."""
+                       on_page: bool = True, fold: bool = False):
+    """``photograph`` for any set of tracked points (several grids' corners on one page; a fold
+    crosses the first grid)."""
     if level not in ("clean", "photo", "hard", "light"):
         raise ValueError(f"level: expected 'clean', 'photo', 'hard' or 'light', got {level!r}")
     points_xy = np.asarray(points_xy, np.float32).reshape(-1, 2)
+    if fold and level == "clean":
+        image = fold_crease(image, points_xy[:4], rng)
     conditions: set[str] = set()
     if level == "light":
         picks = rng.choice(len(LIGHT_CONDITIONS), size=1 if rng.random() < 0.6 else 2, replace=False)
@@ -1209,6 +1248,8 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
     hard = level == "hard"
     if on_page:
         image, points_xy = _onto_page(image, points_xy, rng)
+    if fold:
+        image = fold_crease(image, points_xy[:4], rng)
     if "show_through" in conditions:
         image = _show_through(image, rng)
     h, w = image.shape[:2]
@@ -1292,7 +1333,7 @@ def _photograph_points(image: np.ndarray, points_xy: np.ndarray, rng: np.random.
 
 
 def photograph(image: np.ndarray, corners_xy: np.ndarray, rng: np.random.Generator,
-               level: Level) -> tuple[np.ndarray, np.ndarray]:
+               level: Level, *, fold: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Turn a flat render into a scan or a photo, tracking the grid corners exactly.
 
     Parameters
@@ -1308,13 +1349,16 @@ def photograph(image: np.ndarray, corners_xy: np.ndarray, rng: np.random.Generat
         ``LIGHT_CONDITIONS``: a sharp-edged shadow of a hand or phone over part of the grid, a steep
         soft gradient, the reverse page showing through, a dark desk right beside the grid's
         margin, a page bowed enough that the far rows drift.
+    fold : bool
+        The page folded once across the grid and flattened again before the shot (see
+        ``fold_crease``).
 
     Returns
     -------
     image : uint8 BGR ndarray, longest side 300..2500
     corners_xy : (4, 2) float32 ndarray
     """
-    out, pts = _photograph_points(image, corners_xy, rng, level)
+    out, pts = _photograph_points(image, corners_xy, rng, level, fold=fold)
     return out, pts.reshape(4, 2)
 
 

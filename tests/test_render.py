@@ -7,7 +7,7 @@ import pytest
 
 from solver.formats import load_puzzle
 from synthetic.render import (
-    STYLE_FAMILIES, TIERS, make_sample, photograph, puzzle_values_ok, random_puzzle, random_style, render_family,
+    STYLE_FAMILIES, TIERS, fold_crease, make_sample, photograph, puzzle_values_ok, random_puzzle, random_style, render_family,
     render_puzzle,
 )
 
@@ -123,6 +123,32 @@ def test_photograph_tracks_points_exactly(level):
             assert win.sum() > 0, (level, seed, x, y)
             cx, cy = (win * xx).sum() / win.sum(), (win * yy).sum() / win.sum()
             assert np.hypot(cx - x, cy - y) < tolerance, (level, seed, cx - x, cy - y)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_fold_is_one_thin_dark_line_through_the_grid_with_one_side_shaded(seed):
+    """On blank paper the fold leaves one straight crease a few pixels wide crossing the grid's
+    middle three fifths, darker than the shade it leaves on one side of it; the rest of the paper
+    is lit evenly on each side."""
+    corners = np.array([[100, 100], [500, 100], [500, 500], [100, 500]], np.float32)
+    paper = np.full((600, 600, 3), 240, np.uint8)
+    out = fold_crease(paper, corners, np.random.default_rng(seed)).astype(np.float32)[:, :, 1]
+    assert out.shape == paper.shape[:2]
+    crease = out < 0.85 * 240 * 0.85  # darker than the deepest shade of a half
+    ys, xs = np.nonzero(crease)
+    assert len(xs) > 0
+    # One straight line: its pixels lie within a few pixels of the line fitted through them.
+    vx, vy, x0, y0 = cv2.fitLine(np.column_stack([xs, ys]).astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+    off = np.abs((xs - x0) * vy - (ys - y0) * vx)
+    assert np.percentile(off, 95) < 4, np.percentile(off, 95)
+    inside = (xs > 180) & (xs < 420) & (ys > 180) & (ys < 420)
+    assert inside.any()
+    # Away from the crease, the page is two even tones: one side as it was (or lit a little by
+    # the ridge), the other shaded by 3-15%.
+    yy, xx = np.mgrid[0:600, 0:600]
+    far = np.abs((xx - x0) * vy - (yy - y0) * vx) > 40
+    tones = np.unique(np.round(out[far]))
+    assert len(tones) == 2 and tones.min() >= 0.85 * 240 - 1 and tones.max() == 240, tones
 
 
 def test_renders_an_existing_puzzle_with_givens_and_pen_digits():
