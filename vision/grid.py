@@ -1202,27 +1202,17 @@ def _line_profiles(gray: np.ndarray, light_lines: bool = False, run: int | None 
     lines too where ``light_lines`` (only once the grid's size is known and its lines are light:
     before, a light line is as likely the paper between a page's dark blocks). ``run``: the
     shortest straight run that counts as a line (by default a twentieth of the longer side)."""
-    g = gray.astype(np.float32)
-    k, default_run = _line_kernel_sizes(g.shape)
+    k, default_run = _line_kernel_sizes(gray.shape)
     run = default_run if run is None else run
     # Thin dark lines: black-hat keeps dark strokes narrower than the kernel, not black cells.
-    hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
-    hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
-    if light_lines:
-        # An app's dark tiles are parted by light gaps, which are its lines (their edges alone
-        # would put each boundary on a tile's edge, half a gap off).
-        top = cv2.morphologyEx(g, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
-        hat_h = np.maximum(hat_h, top)
-        top = cv2.morphologyEx(g, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
-        hat_v = np.maximum(hat_v, top)
-    # Edges between black and white cells carry no line of their own.
-    grad_y = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
-    grad_x = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
-    resp_h = np.maximum(hat_h, grad_y)
-    resp_v = np.maximum(hat_v, grad_x)
-    # Keep only long straight runs: digits, diagonals and text strokes are short.
-    resp_h = cv2.morphologyEx(resp_h, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
-    resp_v = cv2.morphologyEx(resp_v, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)))
+    # An app's dark tiles are parted by light gaps, which are its lines (their edges alone would
+    # put each boundary on a tile's edge, half a gap off). Edges between black and white cells
+    # carry no line of their own. Only long straight runs are kept: digits, diagonals and text
+    # strokes are short.
+    resp_h = _lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)), 0,
+                             cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)), light_lines)
+    resp_v = _lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)), 1,
+                             cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)), light_lines)
     return resp_h.mean(axis=1), resp_v.mean(axis=0)
 
 
@@ -1470,15 +1460,22 @@ def _mesh_along(resp_h: np.ndarray, resp_v: np.ndarray, lattice: Lattice) -> np.
     # Vertical lines (x as a function of y) are searched in row bands, horizontal ones in columns.
     col_curves = _follow_bowed_lines(resp_v, cols, rows, cell)
     row_curves = _follow_bowed_lines(resp_h.T, rows, cols, cell)
-    corners = np.zeros((len(rows), len(cols), 2))
-    for i in range(len(rows)):
-        for j in range(len(cols)):
-            y = rows[i]
-            for _ in range(3):
-                x = np.polyval(col_curves[j], y)
-                y = np.polyval(row_curves[i], x)
-            corners[i, j] = (np.polyval(col_curves[j], y), y)
-    return corners
+    # Each crossing where column line j and row line i meet, every crossing at once: y starts on
+    # the row's lattice place and is refined three times.
+    y = np.repeat(rows[:, None], len(cols), axis=1)
+    for _ in range(3):
+        x = _polyval_each(col_curves, y)
+        y = _polyval_each(row_curves, x.T).T
+    return np.stack([_polyval_each(col_curves, y), y], axis=-1)
+
+
+def _polyval_each(curves: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``np.polyval(curves[k], x[..., k])`` for every k at once (the same arithmetic, so the
+    same values)."""
+    y = np.zeros_like(x)
+    for d in range(curves.shape[1]):
+        y = y * x + curves[:, d]
+    return y
 
 
 def _cell_size(lattice: Lattice) -> float:
@@ -1600,18 +1597,37 @@ def _along_line(resp: np.ndarray, line: np.ndarray) -> float:
 def _line_responses(gray: np.ndarray, cell: float, run_share: float = _CLUE_RUN) -> tuple[np.ndarray, np.ndarray]:
     """Like :func:`_line_profiles` but per pixel, with kernels scaled to the cell size: only what
     runs on straight for ``run_share`` of a cell."""
-    g = gray.astype(np.float32)
     k = max(5, int(round(0.2 * cell)) | 1)
-    hat_h = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
-    hat_v = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
-    grad_y = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) * 0.25
-    grad_x = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)) * 0.25
     run = max(7, int(round(run_share * cell)))
-    resp_h = cv2.morphologyEx(np.maximum(hat_h, grad_y), cv2.MORPH_OPEN,
-                              cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)))
-    resp_v = cv2.morphologyEx(np.maximum(hat_v, grad_x), cv2.MORPH_OPEN,
-                              cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)))
-    return resp_h, resp_v
+    return (_lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)), 0,
+                            cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1))),
+            _lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)), 1,
+                            cv2.getStructuringElement(cv2.MORPH_RECT, (1, run))))
+
+
+def _lines_or_edges(gray: np.ndarray, across: np.ndarray, axis: int, along: np.ndarray,
+                    light_lines: bool = False) -> np.ndarray:
+    """Per pixel, float32: the strength of thin dark lines (black-hat across the line; light ones
+    too with ``light_lines``) or of edges (a quarter of the Sobel gradient across it), kept where
+    it runs on for the length of ``along``.
+
+    A grey image of uint8 is worked in 16-bit integers, four times the strength (whole numbers
+    throughout, so the same values as in floats, at a fraction of the cost); any other in floats.
+    """
+    dx, dy = (0, 1) if axis == 0 else (1, 0)
+    if gray.dtype == np.uint8:
+        hat = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, across)
+        if light_lines:
+            hat = np.maximum(hat, cv2.morphologyEx(gray, cv2.MORPH_TOPHAT, across))
+        strength = np.maximum(hat.astype(np.uint16) * 4, np.abs(cv2.Sobel(gray, cv2.CV_16S, dx, dy, ksize=3))
+                              .astype(np.uint16))
+        return cv2.morphologyEx(strength, cv2.MORPH_OPEN, along).astype(np.float32) * np.float32(0.25)
+    g = gray.astype(np.float32)
+    hat = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, across)
+    if light_lines:
+        hat = np.maximum(hat, cv2.morphologyEx(g, cv2.MORPH_TOPHAT, across))
+    strength = np.maximum(hat, np.abs(cv2.Sobel(g, cv2.CV_32F, dx, dy, ksize=3)) * 0.25)
+    return cv2.morphologyEx(strength, cv2.MORPH_OPEN, along)
 
 
 #: How far (in cells) an outer line may stray before the grid is taken for bowed: off the lattice
