@@ -276,6 +276,14 @@ def test_a_cursor_tint_darker_than_pastel_blocks_leaves_its_cells_white():
     assert_solved_as_transcribed(IMAGES / "selection_tint_darker_than_pastel_blocks_12x10_render.jpg")
 
 
+def test_light_grey_clue_cells_beside_a_cursor_tinted_row_and_column_stay_clue_cells():
+    """An app's board in light grey squares (numbers, no split) and darker blocks, the selected
+    cell's row and column tinted beige, typed digits and pencil marks: the tinted cells widened
+    the white paper's grain past the clue cells' grey, and clue cells were taken for white (9 of
+    14 clues unread). Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "cursor_tint_over_light_grey_clue_cells_7x7_render.webp")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

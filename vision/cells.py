@@ -634,8 +634,12 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     white = ~non_white
     if white.sum() < 4:
         return np.zeros_like(non_white)
-    level = float(np.median(tone[white]))
-    spread = 1.4826 * float(np.median(np.abs(tone[white] - level)))
+    # The paper's tone and grain from the cells of its own colour: an app's cursor tints a row
+    # and a column of them (beige over grey print), which would widen the grain past the grey.
+    plain = white & (feats.colour <= _UNLIKE_COLOUR)
+    paper = tone[plain] if plain.sum() >= 4 else tone[white]
+    level = float(np.median(paper))
+    spread = 1.4826 * float(np.median(np.abs(paper - level)))
     grey = white & (tone > level + max(_GREY_APART, 6 * spread))
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
