@@ -32,7 +32,6 @@ __all__ = ["IMAGE_SUFFIXES", "BatchOptions", "PageJob", "PageResult", "expand_in
 log = logging.getLogger("kakuro")
 
 
-
 @dataclass(frozen=True)
 class BatchOptions:
     out_dir: Path
