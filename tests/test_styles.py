@@ -284,6 +284,15 @@ def test_light_grey_clue_cells_beside_a_cursor_tinted_row_and_column_stay_clue_c
     assert_solved_as_transcribed(IMAGES / "cursor_tint_over_light_grey_clue_cells_7x7_render.webp")
 
 
+def test_a_pale_cursor_beside_black_blocks_and_two_tone_clue_cells_leaves_its_cells_white():
+    """An app's board mid-game on a photographed page: black blocks, clue cells in two pastel
+    halves, the selected cell's row and column tinted pale blue. The blue is near the black
+    print's grey in hue (it was not taken for a tint unlike the print), and the clue cells'
+    pastel halves lie outside the cursor's row and column (they broke the search for it): three
+    tinted white cells were taken for print. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "pale_cursor_beside_black_blocks_and_two_tone_clues_8x12_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

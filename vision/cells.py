@@ -279,18 +279,32 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     if np.count_nonzero(non_white) < 4:
         return none
     tone, colour = np.median(feats.tone[non_white]), np.median(feats.colour[non_white])
+    light = feats.tone < max(tone, _SELECTION_TONE)
     if feats.tint is not None:
         # Unlike the print in hue too: a green selection is less colourful than lilac blocks.
+        # Beside dark print any light tint is unlike it, however near grey its hue (pale blue
+        # beside black blocks).
         print_tint = np.median(feats.tint[non_white], axis=0)
-        unlike = (np.linalg.norm(feats.tint - print_tint, axis=2) / 40.0 > _UNLIKE_COLOUR) \
-            & (feats.colour > _UNLIKE_COLOUR)
+        unlike = (((np.linalg.norm(feats.tint - print_tint, axis=2) / 40.0 > _UNLIKE_COLOUR)
+                   | ((tone >= _DARK_PRINT) & (feats.tone < _SELECTION_TONE)))
+                  & (feats.colour > _UNLIKE_COLOUR))
     else:
         unlike = feats.colour - colour > _UNLIKE_COLOUR
-    tinted = non_white & unlike & (feats.tone < max(tone, _SELECTION_TONE)) & ~_first_row_and_column(non_white.shape)
+    tinted = non_white & unlike & light & ~_first_row_and_column(non_white.shape)
     if np.count_nonzero(tinted) < 3:
         return none
+    row, col = _cross(tinted)
+    if feats.tint is not None:
+        # A cursor tints in one colour: cells of other tints (a clue cell's pastel halves) are
+        # print, wherever they lie.
+        cross = np.zeros_like(tinted)
+        cross[row, :] = cross[:, col] = True
+        cursor_tint = np.median(feats.tint[tinted & cross], axis=0)
+        tinted &= np.linalg.norm(feats.tint - cursor_tint, axis=2) / 40.0 <= _UNLIKE_COLOUR
+        if np.count_nonzero(tinted) < 3:
+            return none
+        row, col = _cross(tinted)
     rows, cols = np.nonzero(tinted)
-    row, col = np.bincount(rows).argmax(), np.bincount(cols).argmax()
     if not np.all((rows == row) | (cols == col)):
         return none
     # The cell where they cross is the one selected: often tinted deeper, and holding an entry.
@@ -303,8 +317,25 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     return tinted
 
 
+def _cross(cells: np.ndarray) -> tuple[int, int]:
+    """The row and the column that together hold the most of ``cells``: the row holding most,
+    then the column holding most of the rest, or the other way round where that holds more."""
+    rows, cols = np.nonzero(cells)
+    best = (-1, 0, 0)
+    for first, second, swap in ((rows, cols, False), (cols, rows, True)):
+        a = int(np.bincount(first).argmax())
+        rest = second[first != a]
+        b = int(np.bincount(rest).argmax()) if len(rest) else int(np.bincount(second).argmax())
+        held = int(np.count_nonzero((first == a) | (second == b)))
+        if held > best[0]:
+            best = (held, b, a) if swap else (held, a, b)
+    return best[1], best[2]
+
+
 #: Tone a cursor's tint stays under (pastels: lilac 0.12, light blue 0.13, a deeper blue 0.2).
 _SELECTION_TONE = 0.25
+#: Print this dark (its cells' median tone) is unlike any light tint, whatever the hue.
+_DARK_PRINT = 0.5
 
 
 def _single_runs(white: np.ndarray) -> int:
