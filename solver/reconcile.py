@@ -429,9 +429,11 @@ def _nothing_settles(ctx: _Context, first: dict, settled: bool, several: bool) -
     if not settled:
         # Totals that differ mean a clue is wrong, as printed or as read.
         totals = f"as read, the across clues total {across} but the down clues {down}; " if across != down else ""
+        # Cut short with readings tried: say what they showed, not only that the search stopped.
+        why = ("the likeliest readings of the clues each leave the puzzle several solutions" if several
+               else "the clues could not be settled in time")
         return ctx.reconciled("unreadable", first, None, suspects=ctx.suspects,
-                              problems=(totals + "the clues could not be settled in time; check the least "
-                                        "certain ones: " + sides_text(ctx.suspects),))
+                              problems=(totals + why + "; check the least certain ones: " + sides_text(ctx.suspects),))
     if across != down:
         reason = f"across clues total {across} but down clues total {down}, so the clues contradict each other"
     elif several:

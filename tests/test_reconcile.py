@@ -6,7 +6,7 @@ import pytest
 from solver.formats import load_puzzle
 from solver.reconcile import SideReading, reconcile_reading
 
-from conftest import SAMPLES, SEEDS
+from conftest import ROOT, SAMPLES, SEEDS
 
 TRUTH = load_puzzle(SAMPLES / "wikipedia_8x8.txt")
 
@@ -421,3 +421,21 @@ def test_a_lost_digit_guessed_beside_another_correction_is_not_solved():
     assert _clue((0, 1), "down", truth) == 24 and _clue((4, 5), "across", truth) == 8
     assert result.status == "unreadable", result.corrections
     assert {(c.cell, c.direction) for c in result.corrections} == set(overrides)
+
+
+def test_a_search_cut_short_by_readings_with_several_solutions_says_so():
+    """The clue reads of a photographed 15x15 render (bench tier photo, seed 31, image 2), as the
+    readers gave them: one "19" read "1" with no 19 among its options. The likeliest readings the
+    rules allow each leave the puzzle several solutions, and the walk down them stops after its
+    dozen: unreadable, and the reason given is that one, not a clock that never ran out."""
+    import json
+
+    doc = json.loads((ROOT / "tests" / "data" / "readings" /
+                      "photo_15x15_many_readings_each_with_several_solutions.json").read_text())
+    sides = tuple(SideReading(tuple(s["cell"]), s["direction"], tuple(map(tuple, s["options"])), s["confidence"])
+                  for s in doc["sides"])
+    result = reconcile_reading(doc["n_rows"], doc["n_cols"], frozenset(map(tuple, doc["whites"])),
+                               tuple(map(tuple, doc["clue_cells"])), sides)
+    assert result.status == "unreadable" and result.solution is None
+    assert "the likeliest readings of the clues each leave the puzzle several solutions" in result.problems[0]
+    assert "in time" not in result.problems[0]
