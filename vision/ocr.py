@@ -226,7 +226,7 @@ def _ink_on_ground(ground: _Ground | None, region: np.ndarray, weak_level: float
     weak &= region
     n, labels = cv2.connectedComponents(weak.astype(np.uint8), connectivity=8)
     seeded = np.zeros(n, bool)
-    seeded[np.unique(labels[strong & weak])] = True
+    seeded[labels[strong & weak]] = True
     seeded[0] = False
     # How much ink each pixel holds, not only whether it is ink: where bold print has run the
     # gaps of a "3" or a "6" shut, they stay paler than the strokes, and that tells them from "8".
@@ -355,7 +355,7 @@ def _gap_round_the_tile(ground: _Ground | None) -> np.ndarray | None:
     tone = flat & (np.abs(smooth - level) < _GAP_FLAT * contrast)
     n, labels = cv2.connectedComponents(tone.astype(np.uint8), connectivity=8)
     reach = np.zeros(n, bool)
-    reach[np.unique(labels[frame & tone])] = True
+    reach[labels[frame & tone]] = True
     reach[0] = False
     gap = reach[labels]
     # A tile's gap runs along the cell's edges (round its corners within a few pixels) and, drawn
