@@ -55,6 +55,12 @@ class CellFeatures:
     tint: np.ndarray | None = None
 
 
+def _colour_apart(tint: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """How far each tint (Lab a, b along the last axis) lies from ``ref``, on ``CellFeatures.colour``'s
+    scale: 40 Lab units are 1."""
+    return np.linalg.norm(tint - ref, axis=-1) / 40.0
+
+
 def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     """Measure paper tone, diagonal strength and colour of every cell.
 
@@ -134,8 +140,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
         if (lightest & apart).sum() >= max(2, (lightest & ~apart).sum()):
             lightest &= apart
     ref = np.median(tint[lightest], axis=0)
-    colour = np.linalg.norm(tint - ref, axis=2)
-    return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(colour / 40.0, 0, 1),
+    return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(_colour_apart(tint, ref), 0, 1),
                         dashed=np.clip(diag_dashed / span, 0, 1), paper=paper, ink=ink,
                         tint=tint if lab is not None else None)
 
@@ -285,7 +290,7 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
         # Beside dark print any light tint is unlike it, however near grey its hue (pale blue
         # beside black blocks).
         print_tint = np.median(feats.tint[non_white], axis=0)
-        unlike = (((np.linalg.norm(feats.tint - print_tint, axis=2) / 40.0 > _UNLIKE_COLOUR)
+        unlike = (((_colour_apart(feats.tint, print_tint) > _UNLIKE_COLOUR)
                    | ((tone >= _DARK_PRINT) & (feats.tone < _SELECTION_TONE)))
                   & (feats.colour > _UNLIKE_COLOUR))
     else:
@@ -300,7 +305,7 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
         cross = np.zeros_like(tinted)
         cross[row, :] = cross[:, col] = True
         cursor_tint = np.median(feats.tint[tinted & cross], axis=0)
-        tinted &= np.linalg.norm(feats.tint - cursor_tint, axis=2) / 40.0 <= _UNLIKE_COLOUR
+        tinted &= _colour_apart(feats.tint, cursor_tint) <= _UNLIKE_COLOUR
         if np.count_nonzero(tinted) < 3:
             return none
         row, col = _cross(tinted)
@@ -871,8 +876,7 @@ def _colour_off_a_plane(feats: CellFeatures) -> np.ndarray:
     fit = _plane_through(tint, feats.colour.shape, near)
     if fit is None:
         return feats.colour
-    off = np.linalg.norm(tint - fit[0], axis=1)
-    return np.clip(off / 40.0, 0, 1).reshape(feats.colour.shape).astype(np.float32)
+    return np.clip(_colour_apart(tint, fit[0]), 0, 1).reshape(feats.colour.shape).astype(np.float32)
 
 
 def _plane_through(values: np.ndarray, shape: tuple[int, int], near) -> tuple[np.ndarray, np.ndarray] | None:
