@@ -24,12 +24,29 @@ MIN_SIDE = 64
 #: Names of the image files read (a folder's images in a batch).
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".heic", ".heif"}
 
-try:  # HEIC/HEIF from phones; optional
-    import pi_heif
 
+def _know_heif(path: str) -> None:
+    """Teach Pillow HEIC/HEIF (phones' photos; the optional ``pi_heif``) where ``path`` is one: an
+    ISO media file ("ftyp" box first). Only then: the import costs every command 10-15 ms."""
+    global _heif_known
+    if _heif_known:
+        return
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return
+    if head[4:8] != b"ftyp":
+        return
+    _heif_known = True
+    try:
+        import pi_heif
+    except ImportError:  # pragma: no cover - depends on the environment
+        return
     pi_heif.register_heif_opener()
-except ImportError:  # pragma: no cover - depends on the environment
-    pi_heif = None
+
+
+_heif_known = False
 
 
 def load_image(path) -> np.ndarray:
@@ -58,6 +75,7 @@ def load_image(path) -> np.ndarray:
         raise ImageLoadError(path, "is a folder, not an image file")
     if os.path.getsize(path) == 0:
         raise ImageLoadError(path, "file is empty (0 bytes); re-export or re-download the image")
+    _know_heif(path)
     old_limit = Image.MAX_IMAGE_PIXELS
     try:
         # Pillow warns above MAX_IMAGE_PIXELS and raises above twice that; make both an error at ours.
@@ -143,6 +161,7 @@ def read_image_info(path) -> ImageInfo:
         pixels are what matter, and ``load_image`` reports unreadable files.
     """
     path = os.fspath(path)
+    _know_heif(path)
     try:
         with Image.open(path) as im:
             return _info_of(im, path)
