@@ -286,7 +286,7 @@ class Style:
     - ``down_half_fill``: the down triangle's colour when it differs from ``half_fill``'s.
     - ``block_hatch``: hatch the block cells (not the clue cells) with ``hatch_px`` spacing.
     - ``disc_fill``: print each clue number inside a disc of this colour, ``disc_frac`` of the
-      cell across, centred on the number.
+      cell across, centred on the number, and no wider than ``disc_room`` of the disc.
     - ``finished_share`` of the clue numbers, chosen at random, printed in ``finished_ink`` (the
       clues a player finished, greyed by a game).
     - ``white_fill``: the white cells' colour where it is not ``paper`` (a dark mode).
@@ -332,6 +332,7 @@ class Style:
     block_hatch: bool = False
     disc_fill: RGB | None = None
     disc_frac: float = 0.38
+    disc_room: float = 0.7
     finished_ink: RGB = (128, 128, 128)
     finished_share: float = 0.0
     white_fill: RGB | None = None
@@ -474,6 +475,18 @@ def _grey(rng: np.random.Generator, lo: int, hi: int) -> RGB:
     return (int(rng.integers(lo, hi + 1)),) * 3
 
 
+#: Digits drawn at least this many pixels tall where the cell leaves room: smaller print, blurred
+#: by a photo, is a grey smudge to a person too (the numbers-in-discs families drew digits 4-6 px
+#: tall in their smallest cells).
+LEGIBLE_DIGIT_PX = 8.0
+#: The largest disc, as a share of the cell side, that still sits in its triangle clear of the
+#: diagonal (``_disc_centre``).
+_DISC_FRAC_MAX = 0.5
+#: The share of its disc's width a number may fill in small cells' discs (0.7 elsewhere): the
+#: digits nearly touch the rim.
+_DISC_ROOM_SMALL = 0.82
+
+
 def _disc_centre(rng: np.random.Generator, disc_frac: float) -> float:
     """``digit_y`` (with ``digit_x = 1 - digit_y``) that keeps a disc clear of the cell's top edge
     and of the diagonal, so that the disc sits wholly in its triangle."""
@@ -586,9 +599,21 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
                 f.update(outer_px=float(rng.uniform(4.5, 8.0)))
         # Digits half to two thirds of the disc's height: about 0.6 on the scanned Japanese book
         # page (tests/data/images/book_scan_discs_3puzzles.jpg), about half in apps.
+        in_disc = float(rng.uniform(0.5, 0.68))
+        # (the widest number is drawn smaller where it would not fit the disc: see render_puzzle)
+        wide = _font_for_height(font_path, 100).getlength("45") / 100
+        if min(in_disc, 0.7 / wide) * disc_frac * cell_px < LEGIBLE_DIGIT_PX:
+            # Print is sized to be read: small cells get larger discs, the digits filling more of
+            # them, as far as a disc still fits its triangle.
+            f.update(disc_room=_DISC_ROOM_SMALL)
+            disc_frac = min(_DISC_FRAC_MAX, max(disc_frac, LEGIBLE_DIGIT_PX / (0.68 * cell_px),
+                                                wide * LEGIBLE_DIGIT_PX / (_DISC_ROOM_SMALL * cell_px)))
+            in_disc = min(0.68, max(in_disc, LEGIBLE_DIGIT_PX / (disc_frac * cell_px)))
+            radius = disc_frac / 2 + 0.05
+            digit_y = min(max(digit_y, radius), max(radius, (1 - math.sqrt(2) * radius) / 2))
         f.update(clue_fill=fill, block_fill=fill, diag_colour=diag, block_diagonal=bool(block_diagonal),
                  disc_fill=light, disc_frac=disc_frac, clue_ink=ink,
-                 font_frac=disc_frac * float(rng.uniform(0.5, 0.68)), digit_x=1 - digit_y, digit_y=digit_y)
+                 font_frac=disc_frac * in_disc, digit_x=1 - digit_y, digit_y=digit_y)
     elif family == "diagonal_everywhere":
         diag = ink if rng.random() < 0.7 else _grey(rng, 80, 130)
         f.update(clue_fill=paper, clue_ink=ink, diag_colour=diag, diag_px=float(rng.choice([1, 1.5], p=[0.7, 0.3])),
@@ -795,7 +820,7 @@ def render_puzzle(puzzle: Puzzle, style: Style, *, givens_style: Literal["printe
     font = _font_for_height(style.font_path, digit_h)
     widest = font.getlength("45") + 2 * style.bold_px * s
     # one size for all numbers, small enough that two digits fit a triangle (or a disc)
-    room = 0.52 * cell if style.disc_fill is None else min(0.52, 0.7 * style.disc_frac) * cell
+    room = 0.52 * cell if style.disc_fill is None else min(0.52, style.disc_room * style.disc_frac) * cell
     if widest > room:
         digit_h = int(digit_h * room / widest)
         font = _font_for_height(style.font_path, digit_h)

@@ -282,6 +282,39 @@ def test_discs_one_light_round_blob_per_clue_number(family, seed):
     assert numbers > 0 and blobs == numbers, (blobs, numbers)
 
 
+@pytest.mark.parametrize("family", ["discs_black", "discs_grey"])
+def test_numbers_in_discs_are_drawn_tall_enough_to_read_in_small_cells(family):
+    # Small cells once got discs with digits 4-6 px tall, a smudge to anyone: the digits (dark
+    # holes in each light disc) are measured on flat renders of 32 px cells (in smaller ones a
+    # disc that fits its triangle has no room for two digits 8 px tall).
+    heights = []
+    for seed in range(6):
+        rng = np.random.default_rng([7, seed])
+        puzzle, values = random_puzzle(rng, 6, 6)
+        image, corners, _, _ = render_family(rng, family, [puzzle], [values], cell_px=32)
+        gray, grid = _gray(image), corners[0]
+        for cell in _clue_cells(puzzle):
+            crop = _cell_crop(gray, grid, (puzzle.n_rows, puzzle.n_cols), cell, inset=1 / 32)
+            above, below = _off_diagonal(crop, 1.5)
+            light_at = (np.median(crop) + np.percentile(crop, 99)) / 2
+            light = ((crop > light_at) & (above | below)).astype(np.uint8)
+            for outline in cv2.findContours(light, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0]:
+                disc = np.zeros_like(light)
+                cv2.drawContours(disc, [outline], -1, 1, thickness=-1)
+                inner = cv2.erode(disc, np.ones((3, 3), np.uint8)) > 0
+                if inner.sum() < 20:
+                    continue
+                # the digits' ink: darker than halfway from the disc's tone to the darkest stroke
+                tone, darkest = np.percentile(crop[inner], 90), crop[inner].min()
+                digits = inner & (crop < (tone + darkest) / 2)
+                rows = np.flatnonzero(digits.any(axis=1))
+                if rows.size:
+                    heights.append(rows[-1] - rows[0] + 1)
+    assert len(heights) >= 30
+    # (measured at half the ink's darkness, a drawn digit loses a row or so of its anti-aliased edge)
+    assert np.percentile(heights, 10) >= 6 and np.median(heights) >= 7, np.bincount(heights)
+
+
 def _diagonal_ink_shares(gray, grid, shape, cell, paper):
     """Shares of points along a cell's diagonal and anti-diagonal that are ink."""
     crop = _cell_crop(gray, grid, shape, cell)
