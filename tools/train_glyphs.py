@@ -284,21 +284,38 @@ def _harvest_one(args: tuple[int, list[str]]) -> tuple[list[np.ndarray], list[in
             continue
         # Not read: the glyphs are cut as the reader cuts them, whatever model is shipped now.
         warped, _, _, read_lattice = straighten_grid(image, geometry)
+        cells = []
         for clue in puzzle.clues:
             crop = _cell_crop(warped, read_lattice, clue.row, clue.col)
             if min(crop.shape[:2]) < 8:
                 continue
+            split = [ocr._split_levels(crop, (level,))[0] for level in ocr.WEAK_LEVELS]
+            found = [ocr._disc_digits(crop, halves, level) for halves, level in zip(split, ocr.WEAK_LEVELS)]
+            cells.append((clue, split, found))
+        # As the reader does, a grid's numbers are in discs throughout or not at all (a bold "0"
+        # alone can pass for a disc).
+        numbered = [any(f[j] is not None for f in found) for clue, _, found in cells
+                    for j, value in enumerate((clue.down, clue.across)) if value is not None]
+        in_discs = bool(numbered) and sum(numbered) >= ocr._DISC_GRID_SHARE * len(numbered)
+        for clue, split, found in cells:
             cut = []
-            for level in ocr.WEAK_LEVELS:
-                halves = ocr._split_levels(crop, (level,))[0]
-                discs = ocr._disc_digits(crop, halves, level)
-                for half, disc, value in zip(halves, discs, (clue.down, clue.across)):
-                    # A number in a disc is read from the disc's digits, which come out the
-                    # same at every level: those once, not the disc as a blot.
-                    if disc is None:
-                        cut.append((half, value))
-                    elif level == ocr.WEAK_LEVELS[0]:
-                        cut.append((disc, value))
+            for j, value in enumerate((clue.down, clue.across)):
+                # A number in a disc is read from the disc's digits, which come out the same at
+                # every level where the disc is found: those once. Where a level missed the disc,
+                # its half holds the disc as one blot, which is no digit of the clue's.
+                discs = [f[j] for f in found if f[j] is not None] if in_discs else []
+                if discs:
+                    cut.append((discs[0], value))
+                    # The disc whole, as a level that missed it cuts it: a blot with holes,
+                    # which must lose to the digits read inside it.
+                    for halves, f in zip(split, found):
+                        if f[j] is None and len(blot := ocr._segment(halves[j])) == 1:
+                            masks.append(blot[0].mask)
+                            labels.append(REJECT)
+                elif not in_discs:
+                    cut.extend((halves[j], value) for halves in split)
+                # (a half of a grid printed with discs where none was found holds the disc as a
+                # blot, its digits too faint to tell: no glyph to learn from)
             for half, value in cut:
                 glyphs = ocr._segment(half)
                 digits = [] if value is None else [int(ch) for ch in str(value)]
