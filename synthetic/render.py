@@ -485,6 +485,8 @@ _DISC_FRAC_MAX = 0.5
 #: The share of its disc's width a number may fill in small cells' discs (0.7 elsewhere): the
 #: digits nearly touch the rim.
 _DISC_ROOM_SMALL = 0.82
+#: Digits in discs drawn smaller than this many pixels get no extra stroke (``Style.bold_px``).
+_BOLD_DIGIT_PX = 12.0
 
 
 def _disc_centre(rng: np.random.Generator, disc_frac: float) -> float:
@@ -600,9 +602,15 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
         # Digits half to two thirds of the disc's height: about 0.6 on the scanned Japanese book
         # page (tests/data/images/book_scan_discs_3puzzles.jpg), about half in apps.
         in_disc = float(rng.uniform(0.5, 0.68))
-        # (the widest number is drawn smaller where it would not fit the disc: see render_puzzle)
         wide = _font_for_height(font_path, 100).getlength("45") / 100
-        if min(in_disc, 0.7 / wide) * disc_frac * cell_px < LEGIBLE_DIGIT_PX:
+
+        def digit_px(disc: float, share: float, room: float, bold: int) -> float:
+            # as render_puzzle draws them: the widest number, stroke included, fits the disc
+            return min(share * disc * cell_px, (room * disc * cell_px - 2 * bold) / wide)
+
+        if f["bold_px"] and digit_px(disc_frac, in_disc, 0.7, f["bold_px"]) < _BOLD_DIGIT_PX:
+            f.update(bold_px=0)  # a stroke a pixel wide all round fills a small digit's counters
+        if digit_px(disc_frac, in_disc, 0.7, 0) < LEGIBLE_DIGIT_PX:
             # Print is sized to be read: small cells get larger discs, the digits filling more of
             # them, as far as a disc still fits its triangle.
             f.update(disc_room=_DISC_ROOM_SMALL)
