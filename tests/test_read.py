@@ -223,3 +223,32 @@ def test_two_digit_white_numbers_covering_half_their_triangle_are_seen():
     assert [r.status for r in results] == ["solved"]
     assert grid_tokens(results[0].puzzle) == grid_tokens(load_puzzle(IMAGES / f"{name}.txt"))
     assert results[0].corrections == ()
+
+
+def test_a_grid_read_again_reads_as_it_did_the_first_time():
+    # A grid whose layout is in doubt is read again as each variant, and the clue cells' splits,
+    # disc searches and reads are kept by their pixels rather than done again: kept or not, the
+    # reading must be the same. Read with nothing kept, then again with everything kept (a grid
+    # of numbers in discs, so that every kept stage is used), then as a variant with one clue
+    # cell's runs taken away.
+    from vision import ocr
+    from vision.read import look_at_grid, read_numbers
+
+    image = load_image(IMAGES / "discs_grey_blocks_in_corners_13x13_render.jpg")
+    look = look_at_grid(image, locate_puzzles(image)[0])
+
+    def fresh(layout=None):
+        for memo in (ocr._DISC_MEMO, ocr._SPLIT_MEMO, ocr._READ_MEMO):
+            memo._items.clear()
+        return read_numbers(look, second_opinion=False, layout=layout)
+
+    first = fresh()
+    again = read_numbers(look, second_opinion=False)
+    assert len(ocr._READ_MEMO._items) > 0 and len(ocr._DISC_MEMO._items) > 0
+    assert again.sides == first.sides and again.givens == first.givens
+    # a variant: the white cells right of and below one clue cell made blocks
+    cell = first.clue_cells[len(first.clue_cells) // 2]
+    variant = first.whites - {(cell[0], cell[1] + 1), (cell[0] + 1, cell[1])}
+    warm = read_numbers(look, second_opinion=False, layout=variant)
+    cold = fresh(variant)
+    assert warm.sides == cold.sides and len(cold.sides) > 20

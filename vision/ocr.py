@@ -19,12 +19,15 @@ the reads the glyph classifier is unsure of and merges the two opinions.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
@@ -302,10 +305,16 @@ def split_clue_cell(cell_gray: np.ndarray, *, weak_level: float = WEAK_LEVELS[0]
 
 
 def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = False, *, faint: bool = False
-                  ) -> list[tuple[np.ndarray, np.ndarray]]:
+                  ) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """:func:`split_clue_cell` at each weak level of ``levels``: each half's paper is found once.
     ``faint``: ink as faint as ``_FAINT_CLUE_CONTRAST`` counts where it stands clear of the
-    half's noise (see :func:`read_faint_numbers`)."""
+    half's noise (see :func:`read_faint_numbers`). The maps are read-only."""
+    return _SPLIT_MEMO.get((cell_gray,), (tuple(levels), flip, faint),
+                           lambda: _split_at_levels(cell_gray, levels, flip, faint))
+
+
+def _split_at_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool, faint: bool
+                     ) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     gray = _to_gray(cell_gray, "cell_gray")
     per_side = []
     for sign in (-1, 1):
@@ -328,7 +337,7 @@ def _split_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool = F
             half = _ink_on_ground(ground, region, level)
             halves.append(np.where(lines, 0, half).astype(np.uint8))
         per_side.append(halves)
-    return list(zip(*per_side))
+    return tuple(zip(*per_side))
 
 
 def _gap_round_the_tile(ground: _Ground | None) -> np.ndarray | None:
@@ -380,9 +389,77 @@ _GAP_INNER_PX = 20
 _GAP_FLAT = 0.15
 
 
+class _ContentMemo:
+    """Results of a function of image arrays for the last ``size`` distinct inputs, by their pixels.
+
+    A grid whose layout is in doubt is read again as each variant, most of its clue cells the
+    same: a 15x13 grid read as nine variants split, searched for discs and read its clue cells'
+    halves over and over (1,700 disc searches, 8 s). The results are shared: arrays in them are
+    made read-only.
+    """
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[bytes, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, arrays: Sequence[np.ndarray], extra, compute):
+        """The result for these arrays (and ``extra``), from ``compute()`` where there is none
+        yet; a None result is not kept."""
+        key = self._key(arrays, extra)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        found = compute()
+        return found if found is None else self._keep(key, found)
+
+    def put(self, arrays: Sequence[np.ndarray], extra, value):
+        """Keep ``value`` as the result for these arrays; returns it."""
+        return self._keep(self._key(arrays, extra), value)
+
+    @staticmethod
+    def _key(arrays: Sequence[np.ndarray], extra) -> bytes:
+        digest = hashlib.blake2b(repr((extra, [(a.shape, a.dtype.str) for a in arrays])).encode(), digest_size=16)
+        for a in arrays:
+            digest.update(np.ascontiguousarray(a).data)
+        return digest.digest()
+
+    def _keep(self, key: bytes, value):
+        _freeze(value)
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            if len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+def _freeze(value) -> None:
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _freeze(item)
+
+
+# Bounded (about 20 MB at most): a cell's entries are a few maps of its size; a grid has at most
+# a hundred or so clue cells.
+_DISC_MEMO = _ContentMemo(512)
+_SPLIT_MEMO = _ContentMemo(256)
+_READ_MEMO = _ContentMemo(4096)
+
+
 def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
                  ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """For each half of a clue cell (split at ``weak_level``), the digits inside a disc in it, or None."""
+    """For each half of a clue cell (split at ``weak_level``), the digits inside a disc in it, or
+    None (read-only maps: the same cell searched again gets the same ones)."""
+    return _DISC_MEMO.get((cell_gray, *halves), weak_level,
+                          lambda: _search_disc_digits(cell_gray, halves, weak_level))
+
+
+def _search_disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
+                        ) -> tuple[np.ndarray | None, np.ndarray | None]:
     gray = _to_gray(cell_gray, "cell_gray")
     discs = []
     whole: list[tuple[np.ndarray, float]] | None = None
@@ -901,7 +978,15 @@ def _read_distinct_halves(halves: Sequence[np.ndarray], clf: GlyphClassifier) ->
     distinct: dict[tuple, int] = {}
     index = [distinct.setdefault((h.shape, h.dtype.str, h.tobytes()), len(distinct)) for h in halves]
     one_of = {k: h for h, k in zip(halves, index)}
-    reads = _read_many([_job(one_of[k]) for k in range(len(distinct))], clf)
+    # Halves read before by the same model (a grid read again as a variant of its layout) are not
+    # read again; a model in memory (the trainer's) is not one file's, so its reads are not kept.
+    model = str(clf.path)
+    memo = model != "<memory>"
+    reads: list[NumberRead | None] = [_READ_MEMO.get((one_of[k],), model, lambda: None) if memo else None
+                                      for k in range(len(distinct))]
+    new = [k for k, read in enumerate(reads) if read is None]
+    for k, read in zip(new, _read_many([_job(one_of[k]) for k in new], clf)):
+        reads[k] = _READ_MEMO.put((one_of[k],), model, read) if memo else read
     return [reads[k] for k in index]
 
 
