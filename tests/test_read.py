@@ -238,8 +238,7 @@ def test_a_grid_read_again_reads_as_it_did_the_first_time():
     look = look_at_grid(image, locate_puzzles(image)[0])
 
     def fresh(layout=None):
-        for memo in (ocr._DISC_MEMO, ocr._SPLIT_MEMO, ocr._READ_MEMO):
-            memo._items.clear()
+        ocr.forget_kept_reads()
         return read_numbers(look, second_opinion=False, layout=layout)
 
     first = fresh()

@@ -450,6 +450,13 @@ _SPLIT_MEMO = _ContentMemo(256)
 _READ_MEMO = _ContentMemo(4096)
 
 
+def forget_kept_reads() -> None:
+    """Drop every kept split, disc search and read (a benchmark timing an image's first reading)."""
+    for memo in (_DISC_MEMO, _SPLIT_MEMO, _READ_MEMO):
+        with memo._lock:
+            memo._items.clear()
+
+
 def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
                  ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """For each half of a clue cell (split at ``weak_level``), the digits inside a disc in it, or
