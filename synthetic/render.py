@@ -479,8 +479,8 @@ def _grey(rng: np.random.Generator, lo: int, hi: int) -> RGB:
 #: by a photo, is a grey smudge to a person too (the numbers-in-discs families drew digits 4-6 px
 #: tall in their smallest cells).
 LEGIBLE_DIGIT_PX = 8.0
-#: The largest disc, as a share of the cell side, that still sits in its triangle clear of the
-#: diagonal (``_disc_centre``).
+#: The largest disc, as a share of the cell side: half the cell, a disc that nearly touches the
+#: diagonal (``_disc_centre`` keeps discs up to 0.486 a twentieth of the cell clear of it).
 _DISC_FRAC_MAX = 0.5
 #: The share of its disc's width a number may fill in small cells' discs (0.7 elsewhere): the
 #: digits nearly touch the rim.
