@@ -268,6 +268,15 @@ def test_zeros_on_a_photographed_board_do_not_halve_its_columns():
     assert_solved_as_transcribed(IMAGES / "zero_cells_zeros_half_a_cell_apart_photo_8x8_render.jpg")
 
 
+def test_a_lost_border_of_light_grey_blocks_is_added_though_they_look_as_white_as_paper():
+    """Rounded app tiles whose grey blocks are as light as the gaps between tiles: the lattice
+    began a row and a column late (14x14 for 15x15), and the row and column added back hold
+    grey blocks that look white, 6 and 8 of 15, where the border found had 11 of 14 white
+    cells: the border was not added and the grid read unreadable. Rendered from a corpus puzzle
+    (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "rounded_tiles_grey_blocks_as_light_as_the_gaps_lost_border_15x15_render.jpg")
+
+
 def test_a_cursor_tint_darker_than_pastel_blocks_leaves_its_cells_white():
     """An app's board mid-game: mint blocks and clue cells, the selected cell's row and column
     tinted lilac, a shade darker than the blocks (a tint was looked for only lighter than

@@ -514,11 +514,22 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
         return geometry, reading
     wider = extend_geometry(geometry, int(top > 0), int(left > 0))
     look = look_at_grid(image, wider)
-    if look.doubt is None and len(look.whites) > len(reading.whites) and border_whites(look) == (0, 0) \
-            and look.clue_cells:
+    # The border found is no border: the one added is, where none of its cells looks white, or,
+    # where light grey blocks look as white as paper, where fewer of its cells do than of the
+    # border found and at most _LOST_BORDER_WHITE of them (paper past the grid looks white all
+    # along). A side not added must look as it must, with no white cell.
+    new_top, new_left = border_whites(look)
+    clearer = all(new == 0 or (added and new < old and new <= _LOST_BORDER_WHITE * length)
+                  for added, new, old, length in ((top, new_top, top, look.n_cols),
+                                                   (left, new_left, left, look.n_rows)))
+    if look.doubt is None and len(look.whites) > len(reading.whites) and clearer and look.clue_cells:
         log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
         return wider, look
     return geometry, reading
+
+
+#: Share of an added border's cells that may look white (light grey blocks) in complete_clue_border.
+_LOST_BORDER_WHITE = 0.6
 
 
 #: Clue cells whose digits are looked at for their ink's colour.
