@@ -498,7 +498,7 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
     it and one to its left. White cells there mean the lattice began a row or column late, as
     where clue triangles stand on a black page with no line closing them off. The grid is looked
     at again one row (column) wider (no number is read), and that look is kept only when it obeys
-    the rule.
+    the rule, or comes nearer to it where light grey blocks look as white as paper.
     """
     def border_whites(rd: GridReading) -> tuple[int, int]:
         looked = rd.classes.looked_white if rd.classes is not None else None
@@ -519,9 +519,8 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
     # border found and at most _LOST_BORDER_WHITE of them (paper past the grid looks white all
     # along). A side not added must look as it must, with no white cell.
     new_top, new_left = border_whites(look)
-    clearer = all(new == 0 or (added and new < old and new <= _LOST_BORDER_WHITE * length)
-                  for added, new, old, length in ((top, new_top, top, look.n_cols),
-                                                   (left, new_left, left, look.n_rows)))
+    clearer = all(new == 0 or (new < old and new <= _LOST_BORDER_WHITE * length)
+                  for new, old, length in ((new_top, top, look.n_cols), (new_left, left, look.n_rows)))
     if look.doubt is None and len(look.whites) > len(reading.whites) and clearer and look.clue_cells:
         log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
         return wider, look
