@@ -492,9 +492,15 @@ _BOLD_DIGIT_PX = 12.0
 def _disc_centre(rng: np.random.Generator, disc_frac: float) -> float:
     """``digit_y`` (with ``digit_x = 1 - digit_y``) that keeps a disc clear of the cell's top edge
     and of the diagonal, so that the disc sits wholly in its triangle."""
+    return float(rng.uniform(*_disc_centre_range(disc_frac)))
+
+
+def _disc_centre_range(disc_frac: float) -> tuple[float, float]:
+    """The lowest and highest ``digit_y`` of :func:`_disc_centre` (the same where a disc is too
+    large to keep clear of the diagonal)."""
     radius, clearance = disc_frac / 2, 0.05
     lo, hi = radius + clearance, (1 - math.sqrt(2) * (radius + clearance)) / 2
-    return float(rng.uniform(lo, max(lo, hi)))
+    return lo, max(lo, hi)
 
 
 def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None = None) -> Style:
@@ -617,8 +623,8 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
             disc_frac = min(_DISC_FRAC_MAX, max(disc_frac, LEGIBLE_DIGIT_PX / (0.68 * cell_px),
                                                 wide * LEGIBLE_DIGIT_PX / (_DISC_ROOM_SMALL * cell_px)))
             in_disc = min(0.68, max(in_disc, LEGIBLE_DIGIT_PX / (disc_frac * cell_px)))
-            radius = disc_frac / 2 + 0.05
-            digit_y = min(max(digit_y, radius), max(radius, (1 - math.sqrt(2) * radius) / 2))
+            lo, hi = _disc_centre_range(disc_frac)
+            digit_y = min(max(digit_y, lo), hi)
         f.update(clue_fill=fill, block_fill=fill, diag_colour=diag, block_diagonal=bool(block_diagonal),
                  disc_fill=light, disc_frac=disc_frac, clue_ink=ink,
                  font_frac=disc_frac * in_disc, digit_x=1 - digit_y, digit_y=digit_y)

@@ -1209,10 +1209,7 @@ def _line_profiles(gray: np.ndarray, light_lines: bool = False, run: int | None 
     # put each boundary on a tile's edge, half a gap off). Edges between black and white cells
     # carry no line of their own. Only long straight runs are kept: digits, diagonals and text
     # strokes are short.
-    resp_h = _lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)), 0,
-                             cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1)), light_lines)
-    resp_v = _lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)), 1,
-                             cv2.getStructuringElement(cv2.MORPH_RECT, (1, run)), light_lines)
+    resp_h, resp_v = _lines_both_ways(gray, k, run, light_lines)
     return resp_h.mean(axis=1), resp_v.mean(axis=0)
 
 
@@ -1599,10 +1596,16 @@ def _line_responses(gray: np.ndarray, cell: float, run_share: float = _CLUE_RUN)
     runs on straight for ``run_share`` of a cell."""
     k = max(5, int(round(0.2 * cell)) | 1)
     run = max(7, int(round(run_share * cell)))
-    return (_lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)), 0,
-                            cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1))),
-            _lines_or_edges(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)), 1,
-                            cv2.getStructuringElement(cv2.MORPH_RECT, (1, run))))
+    return _lines_both_ways(gray, k, run)
+
+
+def _lines_both_ways(gray: np.ndarray, across_px: int, run: int, light_lines: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_lines_or_edges` of the horizontal lines and of the vertical ones: a line is found
+    across ``across_px`` pixels and kept where it runs on for ``run``."""
+    rect = cv2.getStructuringElement
+    return (_lines_or_edges(gray, rect(cv2.MORPH_RECT, (1, across_px)), 0, rect(cv2.MORPH_RECT, (run, 1)), light_lines),
+            _lines_or_edges(gray, rect(cv2.MORPH_RECT, (across_px, 1)), 1, rect(cv2.MORPH_RECT, (1, run)), light_lines))
 
 
 def _lines_or_edges(gray: np.ndarray, across: np.ndarray, axis: int, along: np.ndarray,

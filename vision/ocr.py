@@ -404,28 +404,28 @@ class _ContentMemo:
         self._lock = threading.Lock()
 
     def get(self, arrays: Sequence[np.ndarray], extra, compute):
-        """The result for these arrays (and ``extra``), from ``compute()`` where there is none
-        yet; a None result is not kept."""
-        key = self._key(arrays, extra)
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        found = compute()
-        return found if found is None else self._keep(key, found)
-
-    def put(self, arrays: Sequence[np.ndarray], extra, value):
-        """Keep ``value`` as the result for these arrays; returns it."""
-        return self._keep(self._key(arrays, extra), value)
+        """The result for these arrays (and ``extra``), from ``compute()`` where there is none yet."""
+        key = self.key(arrays, extra)
+        found = self.find(key)
+        return found if found is not None else self.keep(key, compute())
 
     @staticmethod
-    def _key(arrays: Sequence[np.ndarray], extra) -> bytes:
+    def key(arrays: Sequence[np.ndarray], extra) -> bytes:
         digest = hashlib.blake2b(repr((extra, [(a.shape, a.dtype.str) for a in arrays])).encode(), digest_size=16)
         for a in arrays:
             digest.update(np.ascontiguousarray(a).data)
         return digest.digest()
 
-    def _keep(self, key: bytes, value):
+    def find(self, key: bytes):
+        """The result kept under ``key``, or None."""
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def keep(self, key: bytes, value):
+        """Keep ``value`` (not None) under ``key``; returns it."""
         _freeze(value)
         with self._lock:
             self._items[key] = value
@@ -433,6 +433,10 @@ class _ContentMemo:
             if len(self._items) > self.size:
                 self._items.popitem(last=False)
         return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
 
 def _freeze(value) -> None:
@@ -453,8 +457,7 @@ _READ_MEMO = _ContentMemo(4096)
 def forget_kept_reads() -> None:
     """Drop every kept split, disc search and read (a benchmark timing an image's first reading)."""
     for memo in (_DISC_MEMO, _SPLIT_MEMO, _READ_MEMO):
-        with memo._lock:
-            memo._items.clear()
+        memo.clear()
 
 
 def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
@@ -988,12 +991,11 @@ def _read_distinct_halves(halves: Sequence[np.ndarray], clf: GlyphClassifier) ->
     # Halves read before by the same model (a grid read again as a variant of its layout) are not
     # read again; a model in memory (the trainer's) is not one file's, so its reads are not kept.
     model = str(clf.path)
-    memo = model != "<memory>"
-    reads: list[NumberRead | None] = [_READ_MEMO.get((one_of[k],), model, lambda: None) if memo else None
-                                      for k in range(len(distinct))]
+    keys = [_READ_MEMO.key((one_of[k],), model) for k in range(len(distinct))] if model != "<memory>" else None
+    reads: list[NumberRead | None] = [_READ_MEMO.find(key) for key in keys] if keys else [None] * len(distinct)
     new = [k for k, read in enumerate(reads) if read is None]
     for k, read in zip(new, _read_many([_job(one_of[k]) for k in new], clf)):
-        reads[k] = _READ_MEMO.put((one_of[k],), model, read) if memo else read
+        reads[k] = _READ_MEMO.keep(keys[k], read) if keys else read
     return [reads[k] for k in index]
 
 
