@@ -275,7 +275,7 @@ def reconcile_reading(
                    tuple(sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))),
                    time.perf_counter() + _WALL_CAP * budget, resemble, resemble_digits,
                    weak=frozenset(k for k in options if k not in unread and confidence.get(k, 0.0) < WEAK_READ),
-                   lost=lost)
+                   lost=lost, sureness=confidence, runs=runs)
 
     if not unread and _cannot_have_rival(first, ctx.costs, trusted):
         # The usual case, settled without the search: the readers' first choices have exactly one
@@ -364,6 +364,10 @@ class _Context:
     #: Sides whose first choice the run cannot hold, and the values offered for them that are
     #: guesses at a lost digit (see ``_side_options``).
     lost: dict[SideKey, frozenset[int]] = field(default_factory=dict)
+    #: How sure the readers were of each side's first choice (sides read at all).
+    sureness: dict[SideKey, float] = field(default_factory=dict)
+    #: The runs, each side's cells.
+    runs: dict[SideKey, tuple[Cell, ...]] = field(default_factory=dict)
 
     def build(self, values: dict) -> Puzzle:
         return _build(self.n_rows, self.n_cols, self.whites, self.clue_cells, self.givens, values)
@@ -487,6 +491,15 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         if confirmed:
             log.info("%d of %d corrections confirmed by the print", len(confirmed), len(changed))
     unconfirmed = [k for k in changed if k not in confirmed]
+    if rival is False and ctx.resemble is not None:
+        contradicted = _print_contradicts(ctx, values, unconfirmed)
+        if contradicted:
+            where = ", ".join(f"{_describe_side(k)} looks like the {ctx.raw_first[k]} printed elsewhere, not "
+                              f"{values[k]}" for k in contradicted)
+            return ctx.reconciled("unreadable", values, None, suspects=contradicted + [k for k in ctx.suspects if k not in contradicted],
+                                  problems=(f"the clues fit only with corrections the print contradicts ({where}): "
+                                            "another clue is probably misread; check the least certain ones: "
+                                            + sides_text(ctx.suspects),))
     implausible = [k for k in unconfirmed if ctx.costs[k][values[k]] > limit]
     if rival is False and implausible:
         where = ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, only {values[k]} fits" for k in implausible)
@@ -526,6 +539,13 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                                         + ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, which its run "
                                                     f"cannot hold, taken for {values[k]}" for k in guessed)
                                         + " and with " + sides_text(beside) + " changed too; check these clues",))
+    unseen = _unoffered_rival(ctx, values, unconfirmed) if rival is False else None
+    if unseen is not None:
+        (k, read, other), undone = unseen
+        return ctx.reconciled("unreadable", values, None, suspects=[k] + undone,
+                              problems=(f"the clues fit with {sides_text(undone)} corrected, and as well with "
+                                        f"{'that' if len(undone) == 1 else 'those'} as read if {_describe_side(k)}, "
+                                        f"read {read}, is a {other}; check these clues",))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))
@@ -616,6 +636,105 @@ def _looks_like(k: SideKey, a: int, b: int, anchors: list[SideKey], values: dict
                 or 1.0 - look_other < _LOOK_RATIO * (1.0 - look_same):
             return False
     return True
+
+
+def _print_contradicts(ctx: _Context, values: dict, changed: list[SideKey]) -> list[SideKey]:
+    """The corrected sides whose printed number looks like others printed as the readers read it
+    and unlike those printed as corrected (:func:`_looks_like`, the other way round).
+
+    One clue misread with confidence (its true value not among the readers' options) unbalances
+    the totals; a second, doubtful clue corrected by the same amount balances them again and can
+    leave one solution, wrong (a "33" read "32", and a "16" beside it taken for "15"). The
+    corrected clue's own print is a witness the readers' probabilities are not: where it looks
+    like the puzzle's other prints of what was read, the correction fits a misread elsewhere.
+    """
+    anchors = [j for j in values if values[j] == ctx.raw_first[j]]
+    return [k for k in changed if ctx.raw_first[k] is not None and _looks_like(
+        k, ctx.raw_first[k], values[k], anchors, values, ctx.resemble, ctx.resemble_digits)]
+
+
+#: How long each reading that a misread outside the readers' options would give is searched for a
+#: solution at least (seconds): cut short, it counts as a rival.
+_UNSEEN_CHECK_S = 0.5
+
+
+def _unoffered_rival(ctx: _Context, values: dict, corrected: list[SideKey]
+                     ) -> tuple[tuple[SideKey, int, int], list[SideKey]] | None:
+    """A reading as good as ``values`` that keeps the corrected sides as read and has one other
+    side misread beyond anything the readers offered: one digit of a clue they were not sure of
+    read wrongly, (side, read, printed), with the corrections it undoes; None where there is none.
+
+    One confident misread whose truth the readers never offered unbalances the totals; a doubtful
+    clue corrected by the same amount balances them again and can leave one solution, wrong (a
+    "33" read "32" at 0.65, and a "16" beside it corrected to "15"). The search cannot see that
+    reading, since the truth was not offered; here it is looked for: the corrections are undone
+    and each unsure clue kept as read tries every value one digit away (changed, lost or added). If
+    one of those readings has exactly one solution, the corrections are not forced, unless the
+    clue's print looks like the grid's other prints of what was read and not of the other value
+    (:func:`_looks_like`).
+    """
+    undone = [k for k in corrected if ctx.raw_first.get(k) is not None
+              and _in_range(ctx.raw_first[k], len(ctx.runs[k]))]
+    if not undone:
+        return None
+    base = dict(values)
+    for k in undone:
+        base[k] = ctx.raw_first[k]
+    gap = _totals_gap(ctx, base)
+    anchors = [j for j in values if j not in undone and values[j] == ctx.raw_first[j]]
+    for k in sorted(values, key=lambda j: ctx.sureness.get(j, 1.0)):
+        read = values[k]
+        if k in corrected or ctx.raw_first.get(k) != read or ctx.sureness.get(k, 1.0) >= TRUSTED:
+            continue
+        for other in _one_digit_away(read):
+            if not _in_range(other, len(ctx.runs[k])) or (gap is not None and other - read != gap[k[1]]):
+                continue
+            if ctx.resemble is not None and _looks_like(k, read, other, [j for j in anchors if j != k], base,
+                                                        ctx.resemble, ctx.resemble_digits):
+                continue  # its print looks like the grid's other prints of what was read
+            trial = dict(base)
+            trial[k] = other
+            solution = solve_puzzle(ctx.build(trial), time_limit_s=max(
+                ctx.deadline - time.perf_counter(), _UNSEEN_CHECK_S))
+            if solution.status in ("unique", "unknown"):
+                log.info("%s read %d could be %d with the corrections undone: %s", _describe_side(k), read,
+                         other, solution.status)
+                return (k, read, other), undone
+    return None
+
+
+def _in_range(value: int, length: int) -> bool:
+    lo, hi = sum_range(length) if length <= 9 else (1, 0)
+    return lo <= value <= hi
+
+
+def _one_digit_away(value: int) -> list[int]:
+    """Numbers printed with one digit of ``value`` changed, lost or added (a "33" read "32",
+    a "24" read "4", a "3" read "13"): the misreads a reader makes of one digit."""
+    text = str(value)
+    out = set()
+    for i in range(len(text) + 1):
+        if i < len(text):
+            out.add(text[:i] + text[i + 1:])
+        for d in "0123456789":
+            out.add(text[:i] + d + text[i:])
+            if i < len(text):
+                out.add(text[:i] + d + text[i + 1:])
+    return sorted(int(t) for t in out if t and t[0] != "0" and t != text)
+
+
+def _totals_gap(ctx: _Context, values: dict) -> dict[Direction, int] | None:
+    """How much an across clue must grow (or a down clue shrink) for the totals of ``values`` to
+    balance, by direction; None where some white cell lies outside an across or a down run (its
+    digit counts on one side only, so the totals alone say nothing)."""
+    covered = {"across": set(), "down": set()}
+    for (cell, direction), cells in ctx.runs.items():
+        covered[direction].update(cells)
+    if covered["across"] != ctx.whites or covered["down"] != ctx.whites:
+        return None
+    across = sum(v for (_, d), v in values.items() if d == "across")
+    down = sum(v for (_, d), v in values.items() if d == "down")
+    return {"across": down - across, "down": across - down}
 
 
 def _cannot_have_rival(first: dict, costs: dict, trusted: dict) -> bool:

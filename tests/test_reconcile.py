@@ -310,7 +310,8 @@ def test_corrections_the_print_confirms_do_not_count_as_too_many():
 
 def test_corrections_the_print_contradicts_still_count():
     """The same reading, where the print shows the numbers as the readers read them: the rules
-    still single out the truth, but nothing confirms the four corrections, and they are too many."""
+    still single out the truth, but nothing confirms the four corrections: they are too many, or
+    the print, looking like the grid's other prints of what was read, contradicts them."""
     misreads = _four_misreads()
     sides = _sides(misreads)
     clue_cells = tuple(sorted({s.cell for s in sides}))
@@ -319,7 +320,8 @@ def test_corrections_the_print_contradicts_still_count():
                                                   printed={k: v[0][0] for k, v in misreads.items()})
         result = reconcile_reading(TRUTH.n_rows, TRUTH.n_cols, TRUTH.whites, clue_cells, sides,
                                    resemble=resemble, resemble_digits=resemble_digits)
-        assert result.status == "unreadable" and "too many to trust" in result.problems[0]
+        assert result.status == "unreadable"
+        assert "too many to trust" in result.problems[0] or "the print contradicts" in result.problems[0]
 
 
 def test_the_print_overrules_a_first_choice_that_fits_neither_reading():
@@ -421,6 +423,38 @@ def test_a_lost_digit_guessed_beside_another_correction_is_not_solved():
     assert _clue((0, 1), "down", truth) == 24 and _clue((4, 5), "across", truth) == 8
     assert result.status == "unreadable", result.corrections
     assert {(c.cell, c.direction) for c in result.corrections} == set(overrides)
+
+
+@pytest.mark.parametrize("misread, read, corrected, offered", [
+    (((0, 6), "down"), 11, ((1, 4), "across"), 23),
+    (((1, 0), "across"), 15, ((0, 7), "down"), 15),
+    (((6, 0), "across"), 20, ((5, 2), "down"), 9),
+])
+def test_a_misread_the_readers_never_doubted_balanced_by_a_correction_is_not_solved(misread, read, corrected,
+                                                                                    offered):
+    """One clue misread one digit off, its truth not among the options (a reshot Guardian photo:
+    a "33" read "32" at 0.65), and a doubtful clue beside it whose runner-up differs by as much
+    the other way: taking the runner-up balances the totals and leaves one solution, a wrong one.
+    The readers offered nothing else, so no rival reading shows up in the search; the truth is one
+    digit away from a clue they were unsure of, and that is enough not to call it solved."""
+    truth_corrected = _clue(*corrected, TRUTH)
+    sides = _sides({misread: ((read, 0.65),), corrected: ((truth_corrected, 0.6), (offered, 0.35))})
+    result = _reconcile(sides)
+    assert result.status == "unreadable" and result.solution is None
+    assert misread in result.suspect_runs and corrected in result.suspect_runs
+    assert f"read {read}, is a {_clue(*misread, TRUTH)}" in result.problems[0]
+
+
+def test_a_correction_stands_where_no_unsure_clue_one_digit_off_would_do_as_well():
+    """A "24" read "23" and corrected, beside a clue the readers were unsure of: where that clue one
+    digit off would leave the puzzle unsolvable or with several solutions, the correction is
+    forced (solved); where it would leave one solution (the down 12 at row 1 read for an 11),
+    it is not."""
+    key = ((1, 4), "across")
+    result = _reconcile(_sides({key: ((23, 0.6), (24, 0.35)), ((3, 6), "down"): ((12, 0.9),)}))
+    assert result.status == "solved" and result.puzzle == TRUTH
+    result = _reconcile(_sides({key: ((23, 0.6), (24, 0.35)), ((0, 6), "down"): ((12, 0.9),)}))
+    assert result.status == "unreadable"
 
 
 def test_a_search_cut_short_by_readings_with_several_solutions_says_so():
