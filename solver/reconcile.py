@@ -203,10 +203,18 @@ class _ReadingSearch:
         self._model.AddBoolOr([b.Not() for b in chosen])
         return True
 
-    def bound(self, max_cost: int) -> None:
-        """From now on only readings that cost at most ``max_cost``."""
+    def bound(self, max_cost: int, min_cost: int = 0) -> None:
+        """From now on only readings that cost at most ``max_cost`` (and at least ``min_cost``)."""
         if self._cost is not None:
             self._model.Add(self._cost <= max_cost)
+            if min_cost:
+                self._model.Add(self._cost >= min_cost)
+
+    def forbid(self, key: SideKey, value: int) -> None:
+        """From now on no reading with ``value`` at side ``key``."""
+        for v, b in self._choices.get(key, ()):
+            if v == value:
+                self._model.Add(b == 0)
 
 
 def reconcile_reading(
@@ -539,13 +547,10 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                                         + ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, which its run "
                                                     f"cannot hold, taken for {values[k]}" for k in guessed)
                                         + " and with " + sides_text(beside) + " changed too; check these clues",))
-    unseen = _unoffered_rival(ctx, values, unconfirmed) if rival is False else None
+    unseen = _unoffered_rival(ctx, values, cost, unconfirmed) if rival is False else None
     if unseen is not None:
-        (k, read, other), undone = unseen
-        return ctx.reconciled("unreadable", values, None, suspects=[k] + undone,
-                              problems=(f"the clues fit with {sides_text(undone)} corrected, and as well with "
-                                        f"{'that' if len(undone) == 1 else 'those'} as read if {_describe_side(k)}, "
-                                        f"read {read}, is a {other}; check these clues",))
+        suspects, problem = unseen
+        return ctx.reconciled("unreadable", values, None, suspects=suspects, problems=(problem,))
     if rival is False:
         if values != first:
             log.info("clue reading corrected: %d change(s)", sum(values[k] != ctx.raw_first[k] for k in values))
@@ -658,34 +663,42 @@ def _print_contradicts(ctx: _Context, values: dict, changed: list[SideKey]) -> l
 _UNSEEN_CHECK_S = 0.5
 
 
-def _unoffered_rival(ctx: _Context, values: dict, corrected: list[SideKey]
-                     ) -> tuple[tuple[SideKey, int, int], list[SideKey]] | None:
+def _unoffered_rival(ctx: _Context, values: dict, cost: int, corrected: list[SideKey]
+                     ) -> tuple[list[SideKey], str] | None:
     """A reading as good as ``values`` that keeps the corrected sides as read and has one other
-    side misread beyond anything the readers offered: one digit of a clue they were not sure of
-    read wrongly, (side, read, printed), with the corrections it undoes; None where there is none.
+    side misread beyond anything the readers offered (one digit of a clue they were not sure of
+    read wrongly): the clues to check and why; None where there is none.
 
     One confident misread whose truth the readers never offered unbalances the totals; a doubtful
     clue corrected by the same amount balances them again and can leave one solution, wrong (a
     "33" read "32" at 0.65, and a "16" beside it corrected to "15"). The search cannot see that
     reading, since the truth was not offered; here it is looked for: the corrections are undone
-    and each unsure clue kept as read tries every value one digit away (changed, lost or added). If
-    one of those readings has exactly one solution, the corrections are not forced, unless the
-    clue's print looks like the grid's other prints of what was read and not of the other value
-    (:func:`_looks_like`).
+    and each unsure clue kept as read tries every value one digit away (changed, lost or added),
+    where its misread, as likely as the readers left room for (1 - sureness), is nearly as likely
+    as the corrections (the rival odds). If one of those readings has exactly one solution, the
+    corrections are not forced, unless the clue's print looks like the grid's other prints of what
+    was read and not of the other value (:func:`_looks_like`).
     """
     undone = [k for k in corrected if ctx.raw_first.get(k) is not None
               and _in_range(ctx.raw_first[k], len(ctx.runs[k]))]
-    if not undone:
+    # A clue read as nothing, or as a value its run cannot hold, was set by the rules alone: it
+    # takes whatever value the other reading needs, of those it could take before.
+    free = [k for k in corrected if k not in undone]
+    if not corrected:
         return None
     base = dict(values)
     for k in undone:
         base[k] = ctx.raw_first[k]
+    anchors = [j for j in values if j not in corrected and values[j] == ctx.raw_first[j]]
+    if free:
+        return _unoffered_rival_searched(ctx, base, cost, free, anchors, undone)
     gap = _totals_gap(ctx, base)
-    anchors = [j for j in values if j not in undone and values[j] == ctx.raw_first[j]]
     for k in sorted(values, key=lambda j: ctx.sureness.get(j, 1.0)):
         read = values[k]
         if k in corrected or ctx.raw_first.get(k) != read or ctx.sureness.get(k, 1.0) >= TRUSTED:
             continue
+        if _misread_cost(ctx, k) > cost + round(RIVAL_ODDS * _COST_SCALE):
+            continue  # read too surely for a misread to be nearly as likely as the corrections
         for other in _one_digit_away(read):
             if not _in_range(other, len(ctx.runs[k])) or (gap is not None and other - read != gap[k[1]]):
                 continue
@@ -699,7 +712,82 @@ def _unoffered_rival(ctx: _Context, values: dict, corrected: list[SideKey]
             if solution.status in ("unique", "unknown"):
                 log.info("%s read %d could be %d with the corrections undone: %s", _describe_side(k), read,
                          other, solution.status)
-                return (k, read, other), undone
+                return [k] + undone, _misread_instead(k, read, other, undone, [])
+    return None
+
+
+def _misread_cost(ctx: _Context, k: SideKey) -> int:
+    """How unlikely the readers found it that side ``k`` is not what they read first (log odds,
+    scaled as the costs): a misread beyond their options is at most that likely."""
+    return round(-math.log(max(1.0 - ctx.sureness.get(k, 1.0), 1e-9)) * _COST_SCALE)
+
+
+def _misread_instead(k: SideKey, read: int, other: int, undone: list[SideKey], free: list[SideKey]) -> str:
+    """Why a corrected reading is not called solved: ``k`` misread instead would do as well."""
+    changed = []
+    if undone:
+        changed.append(f"{sides_text(undone)} corrected")
+    if free:
+        changed.append(f"{sides_text(free)} set by the totals")
+    return (f"the clues fit with {' and '.join(changed)}, and as well if {_describe_side(k)}, read {read}, is a "
+            f"{other}; check these clues")
+
+
+#: CP-SAT deterministic time for the search of a reading with a misread beyond the readers'
+#: options where some corrected clue was set by the rules alone (see ``_unoffered_rival``).
+_UNSEEN_SEARCH_WORK = 1.0
+#: The cost of a misread beyond the readers' options in that search: above any reading's own.
+_MISREAD_COST = 10**6
+
+
+def _unoffered_rival_searched(ctx: _Context, base: dict, cost: int, free: list[SideKey], anchors: list[SideKey],
+                              undone: list[SideKey]) -> tuple[list[SideKey], str] | None:
+    """The rival of :func:`_unoffered_rival` where some corrected sides (``free``) take any value
+    the readers offered for them: each unsure clue's values one digit away are choices in one
+    CP-SAT model, exactly one of them taken, the misread and the free sides' values together no
+    less likely than the reading (``cost``) by more than the rival odds; the readings it finds are
+    checked for one solution. A search cut short counts as a rival (None is said only where none
+    was found)."""
+    options: dict[SideKey, list[tuple[int, float]]] = {}
+    costs: dict[SideKey, dict[int, int]] = {}
+    fixed: dict[SideKey, int] = {}
+    for k, value in base.items():
+        length = len(ctx.runs[k])
+        if k in free:  # what the readers offered that the run can hold (any such value: nothing read)
+            options[k] = [(v, 1.0) for v in sorted(ctx.costs[k])]
+            costs[k] = dict(ctx.costs[k])
+        elif k not in undone and ctx.raw_first.get(k) == value and ctx.sureness.get(k, 1.0) < TRUSTED:
+            others = [v for v in _one_digit_away(value) if _in_range(v, length)]
+            options[k] = [(value, 1.0)] + [(v, 0.0) for v in others]
+            costs[k] = {value: 0, **{v: _MISREAD_COST + _misread_cost(ctx, k) for v in others}}
+        else:
+            fixed[k] = value
+    if not any(len(c) > 1 for k, c in costs.items() if k not in free):
+        return None
+    search = _ReadingSearch(ctx.whites, ctx.givens, ctx.runs, options, costs, fixed, _UNSEEN_SEARCH_WORK)
+    # One clue misread, no more, and that with the illegible clues' values nearly as likely as the
+    # reading (the rival odds).
+    search.bound(_MISREAD_COST + cost + round(RIVAL_ODDS * _COST_SCALE), _MISREAD_COST)
+    deadline = time.perf_counter() + _WALL_CAP * _UNSEEN_SEARCH_WORK
+    for _ in range(4 * MAX_READINGS):
+        status, trial, _ = search.next(deadline)
+        if status == "none":
+            return None
+        changed = next((k for k in trial if k not in free and trial[k] != base[k]), None)
+        if status == "unknown" or changed is None:
+            return free + undone, (f"the clues fit with {sides_text(free + undone)} set by the rules, but a "
+                                   "misread elsewhere could not be ruled out in time; check these clues")
+        read, other = base[changed], trial[changed]
+        if ctx.resemble is not None and _looks_like(changed, read, other, [j for j in anchors if j != changed], base,
+                                                    ctx.resemble, ctx.resemble_digits):
+            search.forbid(changed, other)
+            continue
+        solution = solve_puzzle(ctx.build(trial), time_limit_s=max(deadline - time.perf_counter(), _UNSEEN_CHECK_S))
+        if solution.status in ("unique", "unknown"):
+            log.info("%s read %d could be %d with %s set again: %s", _describe_side(changed), read, other,
+                     sides_text(free), solution.status)
+            return [changed] + free + undone, _misread_instead(changed, read, other, undone, free)
+        search.exclude(trial)
     return None
 
 

@@ -445,6 +445,21 @@ def test_a_misread_the_readers_never_doubted_balanced_by_a_correction_is_not_sol
     assert f"read {read}, is a {_clue(*misread, TRUTH)}" in result.problems[0]
 
 
+@pytest.mark.parametrize("misread, read, illegible", [
+    (((0, 1), "down"), 22, ((2, 3), "down")),
+    (((0, 6), "down"), 11, ((1, 4), "across")),
+])
+def test_a_misread_the_readers_never_doubted_beside_an_illegible_clue_is_not_solved(misread, read, illegible):
+    """The same misread beside a clue the readers could not read at all: the totals pin the
+    illegible clue to whatever balances them, the misread included, and one solution is left, a
+    wrong one. The illegible clue takes any value when the misread is looked for."""
+    sides = _sides({misread: ((read, 0.65),), illegible: ()})
+    result = _reconcile(sides)
+    assert result.status == "unreadable" and result.solution is None
+    assert misread in result.suspect_runs and illegible in result.suspect_runs
+    assert f"read {read}, is a {_clue(*misread, TRUTH)}" in result.problems[0]
+
+
 def test_a_correction_stands_where_no_unsure_clue_one_digit_off_would_do_as_well():
     """A "24" read "23" and corrected, beside a clue the readers were unsure of: where that clue one
     digit off would leave the puzzle unsolvable or with several solutions, the correction is
