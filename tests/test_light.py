@@ -154,6 +154,15 @@ def test_a_paper_margin_between_a_dark_desk_and_a_dark_grid_is_not_a_column():
     assert result.status == "solved"
 
 
+def test_a_lattice_run_on_past_the_grid_onto_the_page_is_cut_back():
+    """A folded page photographed on a dark desk: the lattice ran two rows past the grid's bottom
+    (the page below it, then the desk), and its last-but-one row read as a run of eleven white
+    cells, which no Kakuro has. The rows up to it are dropped. A generated photo of a corpus
+    puzzle (bench creased tier, seed 35, #6; its transcription), stored as JPEG; read 14x12,
+    unreadable, without the rule."""
+    assert_solved_as_transcribed(IMAGES / "folded_page_lattice_run_two_rows_onto_the_page_12x12_render.jpg")
+
+
 @pytest.mark.parametrize("name", ["hand_shadow_fingers_12x10_render"])
 def test_white_cells_in_a_hand_shadow_that_is_not_divided_out_stay_white(name):
     """A hand's shadow whose outline is no one line (fingers, a corner) is not divided out, or

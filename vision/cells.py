@@ -191,13 +191,13 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
             log.debug("cells: %d %s", int(extra.sum()), what)
             non_white |= extra
             confidence = np.where(extra, 0.75, confidence)
-    if _longest_white_run(non_white | forced) > _MAX_RUN:
+    if _longest_white_run(non_white | forced) > MAX_RUN:
         # No run is longer than nine cells: clue cells were taken for white (a half tinted so
         # pale that tone and diagonal barely show). Like them, the rest of that kind are lost
         # too, so every light cell is asked, as in a grid with a diagonal everywhere: a number
         # in a corner makes it a clue.
         numbered, _ = _numbered_light_cells(warped, lattice, ~(non_white | forced))
-        log.debug("cells: a run longer than %d; %d light cells carry numbers in a corner", _MAX_RUN, int(numbered.sum()))
+        log.debug("cells: a run longer than %d; %d light cells carry numbers in a corner", MAX_RUN, int(numbered.sum()))
         non_white |= numbered
         confidence = np.where(numbered, 0.75, confidence)
     if not _plausible_layout(~(non_white | forced)):
@@ -433,7 +433,7 @@ def _plausible_layout(white: np.ndarray) -> bool:
     """Whether white cells so placed could be a Kakuro's: runs of nine cells at most, and few
     single cells."""
     lengths = layout_run_lengths(white)
-    return bool(lengths) and max(lengths) <= _MAX_RUN and not too_many_single_runs(lengths)
+    return bool(lengths) and max(lengths) <= MAX_RUN and not too_many_single_runs(lengths)
 
 
 #: Share of the first row's and column's cells a white cells' class may hold (a cell or two
@@ -632,7 +632,7 @@ def _lone_cells(non_white: np.ndarray) -> np.ndarray:
         lone |= new
 
 
-_MAX_RUN = 9  # nine digits, each once
+MAX_RUN = 9  # nine digits, each once
 
 
 def _longest_white_run(non_white: np.ndarray) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 
 from solver.model import Cell, SideReading, run_cells
 
-from .cells import classify_cells, layout_run_lengths, too_many_single_runs
+from .cells import MAX_RUN, classify_cells, layout_run_lengths, run_lengths, too_many_single_runs
 from .colour import bgr_to_lab
 from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_irregularity,
                    mesh_past_entries, refine_lattice_mesh, remap_to_mesh, trim_geometry)
@@ -461,7 +461,8 @@ _MARGIN_SHARE = 0.75
 
 def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading
                      ) -> tuple[GridGeometry, GridReading]:
-    """Drop a row or column at the grid's edge in which every cell looks like white paper.
+    """Drop a row or column at the grid's edge in which every cell looks like white paper, or
+    the rows or columns up to one near the edge with a run longer than nine (:func:`_overrun`).
 
     A grid printed with a paper margin, photographed on a desk as dark as its blocks, shows the
     margin as one more row or column of cells between two dark edges. No Kakuro has such a row
@@ -479,6 +480,8 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # white (its first cell too, which no white cell can be) is margin whatever the reading.
     edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE), "left": int(looked[:, 0].mean() >= _MARGIN_SHARE),
              "bottom": int(white[-1, :].all()), "right": int(white[:, -1].all())}
+    for side, depth in _overrun(white).items():
+        edges[side] = max(edges[side], depth)
     if not any(edges.values()):
         return geometry, reading
     trimmed = trim_geometry(geometry, **edges)
@@ -488,6 +491,28 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
         log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
         return trimmed, look
     return geometry, reading
+
+
+#: Rows or columns at the grid's edge in which a run longer than a Kakuro's says the lattice ran on
+#: past the grid.
+_OVERRUN_DEPTH = 2
+
+
+def _overrun(white: np.ndarray) -> dict[str, int]:
+    """Per side of the grid, how many rows or columns to drop where one of the last
+    ``_OVERRUN_DEPTH`` along it holds a run of white-looking cells longer than nine: no Kakuro
+    has one, and a lattice carried on past the grid's edge onto the page (a dark desk or a fold
+    beyond the paper taken for the grid's frame) reads the paper as such a run."""
+    n_rows, n_cols = white.shape
+    depth: dict[str, int] = {}
+    for side, lines, reverse in (("top", white, False), ("bottom", white, True),
+                                 ("left", white.T, False), ("right", white.T, True)):
+        count = len(lines)
+        for k in range(min(_OVERRUN_DEPTH, count - 3)):
+            line = lines[count - 1 - k] if reverse else lines[k]
+            if max(run_lengths(list(line)), default=0) > MAX_RUN:
+                depth[side] = k + 1
+    return depth
 
 
 def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: GridReading
