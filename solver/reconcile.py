@@ -504,7 +504,8 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         if contradicted:
             where = ", ".join(f"{_describe_side(k)} looks like the {ctx.raw_first[k]} printed elsewhere, not "
                               f"{values[k]}" for k in contradicted)
-            return ctx.reconciled("unreadable", values, None, suspects=contradicted + [k for k in ctx.suspects if k not in contradicted],
+            others = [k for k in ctx.suspects if k not in contradicted]
+            return ctx.reconciled("unreadable", values, None, suspects=contradicted + others,
                                   problems=(f"the clues fit only with corrections the print contradicts ({where}): "
                                             "another clue is probably misread; check the least certain ones: "
                                             + sides_text(ctx.suspects),))
@@ -679,13 +680,13 @@ def _unoffered_rival(ctx: _Context, values: dict, cost: int, corrected: list[Sid
     corrections are not forced, unless the clue's print looks like the grid's other prints of what
     was read and not of the other value (:func:`_looks_like`).
     """
+    if not corrected:
+        return None
     undone = [k for k in corrected if ctx.raw_first.get(k) is not None
               and _in_range(ctx.raw_first[k], len(ctx.runs[k]))]
     # A clue read as nothing, or as a value its run cannot hold, was set by the rules alone: it
     # takes whatever value the other reading needs, of those it could take before.
     free = [k for k in corrected if k not in undone]
-    if not corrected:
-        return None
     base = dict(values)
     for k in undone:
         base[k] = ctx.raw_first[k]
