@@ -277,6 +277,15 @@ def test_a_lost_border_of_light_grey_blocks_is_added_though_they_look_as_white_a
     assert_solved_as_transcribed(IMAGES / "rounded_tiles_grey_blocks_as_light_as_the_gaps_lost_border_15x15_render.jpg")
 
 
+def test_a_board_of_dark_rounded_tiles_is_found_whole_beyond_a_patch_of_white_tiles():
+    """An app's board of dark red rounded tiles parted by light grey gaps, photographed on a page:
+    plain ink holds no line round the board, and the clearest lattice in it is a 4x6 patch of
+    white tiles seven cells in from its top; the gaps bridged, the board's blob reaches that far
+    past the patch, which was taken for text round a grid (4x6 read, unreadable). Rendered from
+    a corpus puzzle (bench style:rounded_app, seed 37, #8; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "dark_rounded_tiles_white_patch_found_first_11x11_render.jpg")
+
+
 def test_a_cursor_tint_darker_than_pastel_blocks_leaves_its_cells_white():
     """An app's board mid-game: mint blocks and clue cells, the selected cell's row and column
     tinted lilac, a shade darker than the blocks (a tint was looked for only lighter than

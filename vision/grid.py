@@ -421,9 +421,11 @@ def _blob_hull(mask: np.ndarray, offset: tuple[int, int]) -> np.ndarray:
 
 
 #: Rows or columns a bridged blob may add beyond the lattice on a side. The lattice found in
-#: plain ink may be the white tiles alone, three cells in from the border of an app's 7x7 grid;
-#: a blob reaching further took in the text round the grid.
-_BRIDGED_CELLS = 4.5
+#: plain ink may be the white tiles alone, three cells in from the border of an app's 7x7 grid,
+#: or a patch of white tiles seven cells in from the border of a 12x12 grid of dark rounded
+#: tiles; a blob reaching further than a grid's side took in the text round the grid (and text
+#: taken in fails the probe's checks in any case: as clear as the lattice, lined all round).
+_BRIDGED_CELLS = 12.0
 
 
 def _tile_gap(gray: np.ndarray) -> int:
