@@ -446,9 +446,11 @@ def _relocate_in_even_light(image: np.ndarray, geometry: GridGeometry, reading: 
 def _check_reading(reading: GridReading, time_limit_s: float) -> tuple[GridReading, Reconciled]:
     """The puzzle's rules applied to a reading (read again with a second opinion where needed)."""
     layout = reading.whites
-    # A short search first: a reading that needs a long one is read again with tesseract anyway.
+    # A short search first: a reading that needs a long one, or any correction, is read again
+    # with tesseract anyway, and its corrections are checked then.
     rec = reconcile_reading(reading.n_rows, reading.n_cols, reading.whites, reading.clue_cells,
-                            reading.sides, reading.givens, time_limit_s=min(time_limit_s, 1.0))
+                            reading.sides, reading.givens, time_limit_s=min(time_limit_s, 1.0),
+                            look_past_options=False)
     if rec.status != "solved" or rec.corrections:
         # The glyph reader alone did not settle it: read again with tesseract's second opinion
         # on the unsure clues (when the rules accept the first reading, this changes nothing).

@@ -228,6 +228,7 @@ def reconcile_reading(
     time_limit_s: float = 5.0,
     resemble: Callable[[SideKey, SideKey], float | None] | None = None,
     resemble_digits: Callable[[SideKey, int, int, SideKey, int, int], float | None] | None = None,
+    look_past_options: bool = True,
 ) -> Reconciled:
     """Pick the clue values that make the puzzle valid and uniquely solvable.
 
@@ -260,6 +261,10 @@ def reconcile_reading(
         ``resemble_digits(side_a, n_a, i_a, side_b, n_b, i_b)``: the same for digit ``i_a`` of
         side A's number read as ``n_a`` digits and digit ``i_b`` of side B's; used where no clue
         elsewhere has the whole disputed value (a "3" is compared with the "3" of a "13").
+    look_past_options : bool
+        Before corrections are called forced, look for a misread beyond the readers' options that
+        would do as well (:func:`_unoffered_rival`). False only for a first, short look whose
+        corrections the caller checks again in any case.
     """
     givens = dict(givens or {})
     runs = {(s.cell, s.direction): run_cells(whites, s.cell, s.direction) for s in sides}
@@ -283,7 +288,7 @@ def reconcile_reading(
                    tuple(sorted((k for k in options if k not in trusted), key=lambda k: confidence.get(k, 0.0))),
                    time.perf_counter() + _WALL_CAP * budget, resemble, resemble_digits,
                    weak=frozenset(k for k in options if k not in unread and confidence.get(k, 0.0) < WEAK_READ),
-                   lost=lost, sureness=confidence, runs=runs)
+                   lost=lost, sureness=confidence, runs=runs, look_past_options=look_past_options)
 
     if not unread and _cannot_have_rival(first, ctx.costs, trusted):
         # The usual case, settled without the search: the readers' first choices have exactly one
@@ -326,7 +331,7 @@ def _side_options(sides: tuple[SideReading, ...], lengths: dict[SideKey, int]
     lost: dict[SideKey, frozenset[int]] = {}
     for s in sides:
         key = (s.cell, s.direction)
-        lo, hi = sum_range(lengths[key]) if lengths[key] <= 9 else (1, 0)
+        lo, hi = _run_range(lengths[key])
         raw_first[key] = s.options[0][0] if s.options else None
         feasible = [(v, p) for v, p in s.options if lo <= v <= hi]
         if s.options and not lo <= s.options[0][0] <= hi:
@@ -376,6 +381,14 @@ class _Context:
     sureness: dict[SideKey, float] = field(default_factory=dict)
     #: The runs, each side's cells.
     runs: dict[SideKey, tuple[Cell, ...]] = field(default_factory=dict)
+    #: Whether corrections are checked against misreads beyond the readers' options.
+    look_past_options: bool = True
+
+    def prints_as(self, k: SideKey, shown: int, other: int, anchors: list[SideKey], values: dict) -> bool:
+        """Whether side ``k``'s print looks like the anchors (besides ``k``) of value ``shown``
+        and not like those of ``other`` (:func:`_looks_like`); False with nothing to compare."""
+        return self.resemble is not None and _looks_like(k, shown, other, [j for j in anchors if j != k], values,
+                                                         self.resemble, self.resemble_digits)
 
     def build(self, values: dict) -> Puzzle:
         return _build(self.n_rows, self.n_cols, self.whites, self.clue_cells, self.givens, values)
@@ -494,8 +507,8 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
             len(changed) > MAX_CORRECTIONS or cost > math.log(MAX_TOTAL_CORRECTION_ODDS) * _COST_SCALE
             or any(ctx.costs[k][values[k]] > limit for k in changed)):
         anchors = [j for j in values if j not in changed]
-        confirmed = {k for k in changed if ctx.raw_first[k] is not None and _looks_like(
-            k, values[k], ctx.raw_first[k], anchors, values, ctx.resemble, ctx.resemble_digits)}
+        confirmed = {k for k in changed if ctx.raw_first[k] is not None
+                     and ctx.prints_as(k, values[k], ctx.raw_first[k], anchors, values)}
         if confirmed:
             log.info("%d of %d corrections confirmed by the print", len(confirmed), len(changed))
     unconfirmed = [k for k in changed if k not in confirmed]
@@ -548,7 +561,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                                         + ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, which its run "
                                                     f"cannot hold, taken for {values[k]}" for k in guessed)
                                         + " and with " + sides_text(beside) + " changed too; check these clues",))
-    unseen = _unoffered_rival(ctx, values, cost, unconfirmed) if rival is False else None
+    unseen = _unoffered_rival(ctx, values, cost, unconfirmed) if rival is False and ctx.look_past_options else None
     if unseen is not None:
         suspects, problem = unseen
         return ctx.reconciled("unreadable", values, None, suspects=suspects, problems=(problem,))
@@ -655,8 +668,8 @@ def _print_contradicts(ctx: _Context, values: dict, changed: list[SideKey]) -> l
     like the puzzle's other prints of what was read, the correction fits a misread elsewhere.
     """
     anchors = [j for j in values if values[j] == ctx.raw_first[j]]
-    return [k for k in changed if ctx.raw_first[k] is not None and _looks_like(
-        k, ctx.raw_first[k], values[k], anchors, values, ctx.resemble, ctx.resemble_digits)]
+    return [k for k in changed if ctx.raw_first[k] is not None
+            and ctx.prints_as(k, ctx.raw_first[k], values[k], anchors, values)]
 
 
 #: How long each reading that a misread outside the readers' options would give is searched for a
@@ -703,8 +716,7 @@ def _unoffered_rival(ctx: _Context, values: dict, cost: int, corrected: list[Sid
         for other in _one_digit_away(read):
             if not _in_range(other, len(ctx.runs[k])) or (gap is not None and other - read != gap[k[1]]):
                 continue
-            if ctx.resemble is not None and _looks_like(k, read, other, [j for j in anchors if j != k], base,
-                                                        ctx.resemble, ctx.resemble_digits):
+            if ctx.prints_as(k, read, other, anchors, base):
                 continue  # its print looks like the grid's other prints of what was read
             trial = dict(base)
             trial[k] = other
@@ -779,8 +791,7 @@ def _unoffered_rival_searched(ctx: _Context, base: dict, cost: int, free: list[S
             return free + undone, (f"the clues fit with {sides_text(free + undone)} set by the rules, but a "
                                    "misread elsewhere could not be ruled out in time; check these clues")
         read, other = base[changed], trial[changed]
-        if ctx.resemble is not None and _looks_like(changed, read, other, [j for j in anchors if j != changed], base,
-                                                    ctx.resemble, ctx.resemble_digits):
+        if ctx.prints_as(changed, read, other, anchors, base):
             search.forbid(changed, other)
             continue
         solution = solve_puzzle(ctx.build(trial), time_limit_s=max(deadline - time.perf_counter(), _UNSEEN_CHECK_S))
@@ -792,8 +803,13 @@ def _unoffered_rival_searched(ctx: _Context, base: dict, cost: int, free: list[S
     return None
 
 
+def _run_range(length: int) -> tuple[int, int]:
+    """The totals a run of ``length`` cells can have; an empty range for a run longer than nine."""
+    return sum_range(length) if length <= 9 else (1, 0)
+
+
 def _in_range(value: int, length: int) -> bool:
-    lo, hi = sum_range(length) if length <= 9 else (1, 0)
+    lo, hi = _run_range(length)
     return lo <= value <= hi
 
 

@@ -503,7 +503,6 @@ def _overrun(white: np.ndarray) -> dict[str, int]:
     ``_OVERRUN_DEPTH`` along it holds a run of white-looking cells longer than nine: no Kakuro
     has one, and a lattice carried on past the grid's edge onto the page (a dark desk or a fold
     beyond the paper taken for the grid's frame) reads the paper as such a run."""
-    n_rows, n_cols = white.shape
     depth: dict[str, int] = {}
     for side, lines, reverse in (("top", white, False), ("bottom", white, True),
                                  ("left", white.T, False), ("right", white.T, True)):
