@@ -286,6 +286,25 @@ def test_a_board_of_dark_rounded_tiles_is_found_whole_beyond_a_patch_of_white_ti
     assert_solved_as_transcribed(IMAGES / "dark_rounded_tiles_white_patch_found_first_11x11_render.jpg")
 
 
+def test_a_column_of_grey_tiles_parted_by_faint_grey_gaps_is_part_of_the_board():
+    """An app's board of rounded tiles photographed on a page: its outer columns and first row
+    are mid-grey blocks on a grey board, the gaps between them grey on grey and faint. The
+    board's bridged blob was found but refused as not lined all round (tiles taken for text
+    beside the grid), and a lattice of 18x9 half a row off was read (unreadable). Blank blocks
+    need no line between them, as in a grid's own rows. Rendered from a corpus puzzle (bench
+    style:rounded_app, seed 39, #1; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "grey_tiles_round_a_board_gaps_grey_on_grey_9x9_render.jpg")
+
+
+def test_cells_holding_large_bold_entries_under_a_cursor_tint_are_white():
+    """An app's board mid-game: the player's large bold digits fill over half of their cells'
+    middles, some under the cursor's beige row and column, so that the ink was the commonest tone
+    and the cells were taken for blocks (unreadable, the layout off its symmetry). Their frame
+    just inside the grid lines is paper. Rendered from a corpus puzzle (bench style:app_notes,
+    seed 39, #1; its transcription), cropped round the grid and stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "large_bold_entries_in_cursor_tinted_cells_7x7_render.jpg")
+
+
 def test_a_cursor_tint_darker_than_pastel_blocks_leaves_its_cells_white():
     """An app's board mid-game: mint blocks and clue cells, the selected cell's row and column
     tinted lilac, a shade darker than the blocks (a tint was looked for only lighter than

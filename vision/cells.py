@@ -105,8 +105,10 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
                 empty[r, c] = cell.size == 0
                 if not empty[r, c]:
                     paper[r, c] = _paper_tone(cell)
+    entry = _large_entries(gray, lattice, paper, empty)
+    paper = np.where(entry, _frame_tones(gray, lattice, entry), paper).astype(np.float32)
     if lab is not None:
-        tint[:] = _paper_tints(gray, lab[..., 1:].astype(np.float32) - 128, lattice, empty)
+        tint[:] = _paper_tints(gray, lab[..., 1:].astype(np.float32) - 128, lattice, empty, entry)
     gray = gray.astype(np.float32, copy=False)
     ink = float(np.percentile(gray, 1))
     rows, cols = np.asarray(lattice.row_edges, np.float64), np.asarray(lattice.col_edges, np.float64)
@@ -1085,6 +1087,49 @@ def _paper_tone(cell: np.ndarray) -> float:
     return min(median, float(np.median(near))) if near.size else median
 
 
+def _large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """Cells whose paper tone came out dark but whose frame (the band just inside the grid
+    lines) is light paper nearly all round: a white cell holding a large bold entry (an app's
+    typed digit covers over half of the cell's middle, and its ink is the commonest tone).
+    A block's frame is its own dark print; a clue cell's numbers sit in its corners, on dark
+    print, and a cell half dark and half light has half a dark frame."""
+    light = float(np.percentile(paper[~empty], 90)) if (~empty).any() else 255.0
+    ink = float(np.percentile(gray, 1))
+    mid = 0.5 * (light + ink)
+    entry = np.zeros(paper.shape, bool)
+    for r, c in zip(*np.nonzero((paper < mid) & ~empty)):
+        frame = _frame(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                       lattice.row_edges[r + 1])
+        entry[r, c] = frame.size > 0 and float(np.percentile(frame, _FRAME_DARK_SHARE)) > mid
+    return entry
+
+
+#: Percent of a cell's frame that may be dark (a large entry's strokes reaching it) while the rest
+#: is light paper.
+_FRAME_DARK_SHARE = 20
+#: The frame lies between these shares of the cell's side in from its edges.
+_FRAME_IN, _FRAME_OUT = 0.08, 0.2
+
+
+def _frame(a: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """The pixels (values along the last axes, flattened) of the band just inside a cell's edges."""
+    outer = _crop(a, x0, y0, x1, y1, _FRAME_IN)
+    h, w = outer.shape[:2]
+    dy, dx = int(round((_FRAME_OUT - _FRAME_IN) * (y1 - y0))), int(round((_FRAME_OUT - _FRAME_IN) * (x1 - x0)))
+    keep = np.ones((h, w), bool)
+    keep[dy:h - dy, dx:w - dx] = False
+    return outer[keep]
+
+
+def _frame_tones(gray: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray:
+    """The median tone of each of ``cells``' frames (0 elsewhere)."""
+    tones = np.zeros(cells.shape, np.float32)
+    for r, c in zip(*np.nonzero(cells)):
+        tones[r, c] = np.median(_frame(gray, lattice.col_edges[c], lattice.row_edges[r],
+                                       lattice.col_edges[c + 1], lattice.row_edges[r + 1]))
+    return tones
+
+
 def _peak_tone(values: np.ndarray) -> int:
     """The grey level most of ``values`` share: the peak of their histogram in bins of eight."""
     counts = np.bincount(np.minimum(values.astype(np.int32) >> 3, 31), minlength=32).astype(np.float32)
@@ -1092,12 +1137,13 @@ def _peak_tone(values: np.ndarray) -> int:
     return 8 * int(np.argmax(counts)) + 4
 
 
-def _paper_tints(gray: np.ndarray, chroma_ab: np.ndarray, lattice: Lattice, empty: np.ndarray) -> np.ndarray:
+def _paper_tints(gray: np.ndarray, chroma_ab: np.ndarray, lattice: Lattice, empty: np.ndarray,
+                 entry: np.ndarray) -> np.ndarray:
     """Each cell's paper tint (Lab a, b), (n_rows, n_cols, 2): the median over the pixels of the
     tone most of the cell shares, so that coloured ink does not tint its paper. A large typed
     entry in blue, with the blur around it, covers over half of a small cell: the median of the
     whole cell (its tone as well as its tint) lay in the ink's halo, as far towards blue as a pale
-    clue tint is from white."""
+    clue tint is from white. In a cell holding a large ``entry`` the paper is its frame's."""
     n_rows, n_cols = lattice.shape
     tint = np.zeros((n_rows, n_cols, 2), np.float32)
     for r in range(n_rows):
@@ -1106,8 +1152,11 @@ def _paper_tints(gray: np.ndarray, chroma_ab: np.ndarray, lattice: Lattice, empt
             if empty[r, c]:
                 continue
             x0, x1 = lattice.col_edges[c], lattice.col_edges[c + 1]
-            ab = _crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2)
-            values = _crop(gray, x0, y0, x1, y1, 0.14).ravel()
+            if entry[r, c]:
+                ab, values = _frame(chroma_ab, x0, y0, x1, y1), _frame(gray, x0, y0, x1, y1)
+            else:
+                ab = _crop(chroma_ab, x0, y0, x1, y1, 0.14).reshape(-1, 2)
+                values = _crop(gray, x0, y0, x1, y1, 0.14).ravel()
             of_paper = _near_commonest_tone(values)
             # Where few pixels share one tone (a gradient, a cell of several tones), all of them.
             tint[r, c] = np.median(ab[of_paper] if of_paper.sum() >= 0.2 * len(ab) else ab, axis=0)

@@ -187,8 +187,12 @@ def _lined_all_round(gray_small: np.ndarray, probe, held) -> bool:
     rows, cols = np.linspace(0, height, n_rows + 1), np.linspace(0, width, n_cols + 1)
     cell = min(height / n_rows, width / n_cols)
     cum_v, cum_h = _line_sums(warped, cell)
-    row_sup = _band_support(cum_v, np.zeros((n_rows, n_cols), bool), rows, cols, cell)
-    col_sup = _band_support(cum_h, np.zeros((n_cols, n_rows), bool), cols, rows, cell)
+    # Blocks need no line between them, as in _trim_unsupported: a column of grey tiles round
+    # an app's board shows its gaps faintly, grey on grey. But only blank ones: text is marks on
+    # paper, and a row of buttons under an app's grid is as dark as its blocks but lettered.
+    dark = (_ink_share(_below_cut(warped, rows, cols), rows, cols) > 0.5) & _blank_cells(warped, rows, cols)
+    row_sup = _band_support(cum_v, dark, rows, cols, cell)
+    col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
     # Where the held quad's sides lie in this lattice (corners TL TR BR BL): a side half a cell
     # or more inside, at either end, is added (a skewed outline adds a wedge).
     (tl, tr, br, bl) = _apply_h(H, held[0])
@@ -202,6 +206,27 @@ def _lined_all_round(gray_small: np.ndarray, probe, held) -> bool:
 
 #: Share of an outer row's cell boundaries that must show as lines for it to count as lined.
 _LINED = 0.7
+
+
+def _blank_cells(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """(n_rows, n_cols): whether each cell's middle (a fifth of a cell in) is of one tone, its
+    spread (10th to 90th percentile) under ``_BLANK_SPREAD`` of the grey's whole range."""
+    span = max(float(np.percentile(gray, 99)) - float(np.percentile(gray, 1)), 1.0)
+    blank = np.zeros((len(rows) - 1, len(cols) - 1), bool)
+    for r in range(len(rows) - 1):
+        dy = 0.2 * (rows[r + 1] - rows[r])
+        for c in range(len(cols) - 1):
+            dx = 0.2 * (cols[c + 1] - cols[c])
+            middle = gray[int(round(rows[r] + dy)):int(round(rows[r + 1] - dy)),
+                          int(round(cols[c] + dx)):int(round(cols[c + 1] - dx))]
+            if middle.size:
+                low, high = np.percentile(middle, [10, 90])
+                blank[r, c] = high - low < _BLANK_SPREAD * span
+    return blank
+
+
+#: Spread of a blank cell's middle, as a share of the image's range of grey.
+_BLANK_SPREAD = 0.1
 
 
 def _side_lengths(quad_xy: np.ndarray) -> tuple[float, float]:
