@@ -236,7 +236,16 @@ def main() -> int:
                     true_values = dict(solve_puzzle(truth).values)
                     truths = [(truth, true_values)]
                 else:
-                    scores.append((False, 0.0, False, False))
+                    # A shape a row or two off solved (a row of desk read as blocks) is right only
+                    # where it holds the true solution, shifted; else it is a wrong answer. (A
+                    # page may hold other puzzles, of other shapes.)
+                    from solver.solve import solve_puzzle
+
+                    solved = [r for r in all_results if r.status == "solved" and r.solution is not None
+                              and abs(r.puzzle.n_rows - truth.n_rows) <= 2 and abs(r.puzzle.n_cols - truth.n_cols) <= 2]
+                    true_values = dict(solve_puzzle(truth).values) if solved else {}
+                    right = any(_shifted_solution_right(r, truth, true_values) for r in solved)
+                    scores.append((False, 0.0, right, bool(solved) and not right))
                     if args.misses is not None:
                         _report_miss(args.misses, tier, k, image, all_results)
                     continue

@@ -163,6 +163,24 @@ def test_a_lattice_run_on_past_the_grid_onto_the_page_is_cut_back():
     assert_solved_as_transcribed(IMAGES / "folded_page_lattice_run_two_rows_onto_the_page_12x12_render.jpg")
 
 
+def test_a_grid_line_just_past_the_window_searched_does_not_throw_the_boundary_off():
+    """A bowed page under a hard diagonal shadow: a column line lay just outside the window its
+    boundary was searched in, and the window's end sat on the line's flank, three samples nearly
+    in line; the sub-pixel step to the vertex of their parabola threw the boundary 40 px the
+    other way, leaving a column of 30 px beside one of 111 (14 of 27 clues unread). No lattice
+    has a cell that lopsided: the boundary goes between its neighbours. A generated photo of a
+    corpus puzzle (bench light tier, seed 39, #3; its transcription), stored as lossless WebP."""
+    assert_solved_as_transcribed(IMAGES / "bowed_page_line_just_past_the_window_searched_8x12_render.webp")
+
+
+def test_a_dark_page_below_the_grid_is_not_read_as_a_last_row_of_blocks():
+    """The sample of grey cells and white digits on a dark page, printed and photographed again
+    (bench reshot tier, seed 39, #4): the dark page below the grid was taken for one more row,
+    all blocks, and the puzzle solved as 15x12. No Kakuro ends with a row of blocks only (none
+    in the corpus does): it is dropped. Transcription: the sample's."""
+    assert_solved_as_transcribed(IMAGES / "dark_page_below_the_grid_read_as_a_row_of_blocks_14x12_reshot.jpg")
+
+
 @pytest.mark.parametrize("name", ["hand_shadow_fingers_12x10_render"])
 def test_white_cells_in_a_hand_shadow_that_is_not_divided_out_stay_white(name):
     """A hand's shadow whose outline is no one line (fingers, a corner) is not divided out, or

@@ -1198,7 +1198,21 @@ def _snap_edges(profile: np.ndarray, a: float, b: float, n: int, outer_radius: f
         before, after = missing[missing < idx[0]], missing[missing > idx[-1]]
         edges[before] = edges[idx[0]] - (idx[0] - before) * step
         edges[after] = edges[idx[-1]] + (after - idx[-1]) * step
+    # A lattice's cells change size slowly (perspective, a bowed page), never by half from one
+    # to the next: an inner boundary that left a cell that narrow beside one that wide was
+    # thrown off its line (at the end of its window, on the flank of a line just outside it,
+    # the sub-pixel step can overshoot by a cell); it goes between its neighbours.
+    for k in range(1, n):
+        before, after = edges[k] - edges[k - 1], edges[k + 1] - edges[k]
+        if min(before, after) < _LOPSIDED * cell and max(before, after) > (2 - _LOPSIDED) * cell:
+            middle = 0.5 * (edges[k - 1] + edges[k + 1])
+            radius = 0.5 * (1 - _LOPSIDED) * (edges[k + 1] - edges[k - 1])
+            edges[k] = _peak_near(p, middle, radius) if _peak_value(p, middle, radius) > 0.12 * top else middle
     return np.maximum.accumulate(edges)
+
+
+#: Share of the average cell below which an inner cell beside one as much wider is lopsided.
+_LOPSIDED = 0.6
 
 
 def _reading_order(geoms: list[GridGeometry]) -> list[GridGeometry]:

@@ -461,8 +461,9 @@ _MARGIN_SHARE = 0.75
 
 def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading
                      ) -> tuple[GridGeometry, GridReading]:
-    """Drop a row or column at the grid's edge in which every cell looks like white paper, or
-    the rows or columns up to one near the edge with a run longer than nine (:func:`_overrun`).
+    """Drop a row or column at the grid's edge in which every cell looks like white paper, a last
+    one of blocks only, or the rows or columns up to one near the edge with a run longer than
+    nine (:func:`_overrun`).
 
     A grid printed with a paper margin, photographed on a desk as dark as its blocks, shows the
     margin as one more row or column of cells between two dark edges. No Kakuro has such a row
@@ -478,8 +479,12 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # The first row or column may keep a cell or so dark in a shadowed corner; the reading
     # without it must then hold no white-looking cell in its own first ones. A last row all
     # white (its first cell too, which no white cell can be) is margin whatever the reading.
+    # A last row or column of blocks only holds no run and no clue: a dark page or desk beside
+    # the grid taken for one more row of cells (no puzzle in the corpus ends with one).
+    blocks = classes.kinds == "black"
     edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE), "left": int(looked[:, 0].mean() >= _MARGIN_SHARE),
-             "bottom": int(white[-1, :].all()), "right": int(white[:, -1].all())}
+             "bottom": int(white[-1, :].all() or blocks[-1, :].all()),
+             "right": int(white[:, -1].all() or blocks[:, -1].all())}
     for side, depth in _overrun(white).items():
         edges[side] = max(edges[side], depth)
     if not any(edges.values()):
