@@ -305,6 +305,17 @@ def test_cells_holding_large_bold_entries_under_a_cursor_tint_are_white():
     assert_solved_as_transcribed(IMAGES / "large_bold_entries_in_cursor_tinted_cells_7x7_render.jpg")
 
 
+def test_dark_mode_clue_cells_told_from_white_cells_by_tint_and_light_numbers():
+    """An app's dark mode photographed on a dark page: dark teal clue cells with light numbers
+    beside dark grey white cells and black blocks. The clue cells are as dark as the white ones,
+    their tint apart by less than the blocks' tone, so that they were taken for white, the first
+    row's and column's for paper, and the grid was widened by a row and a column of the page (10x10,
+    no clue read). A cell of another tint with a number in a corner, light or dark, is a clue.
+    Rendered from a corpus puzzle (bench style:dark_mode, seed 40, #2; its transcription), stored
+    as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "dark_mode_teal_clue_cells_as_dark_as_the_white_cells_9x9_render.jpg")
+
+
 def test_a_cursor_tint_darker_than_pastel_blocks_leaves_its_cells_white():
     """An app's board mid-game: mint blocks and clue cells, the selected cell's row and column
     tinted lilac, a shade darker than the blocks (a tint was looked for only lighter than

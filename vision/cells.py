@@ -177,6 +177,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         tone = np.where(tone >= _BLOCK_TONE, tone, 0.0)
     non_white, confidence = _split(np.maximum.reduce([tone, feats.diagonal, feats.colour * 0.8]))
     forced = _first_row_and_column(non_white.shape)
+    border_clues = np.zeros_like(forced)  # first-row and -column cells seen to carry a number
     # Cells taken for white that other evidence shows are not, each test seeing the ones before.
     for what, find in (
             ("blank cells share the clue cells' paper tone",
@@ -184,6 +185,10 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
             ("white-looking cells carry a diagonal", lambda taken: _faint_diagonals(feats.diagonal, taken)),
             ("grey cells taken for white carry numbers in their corners",
              lambda taken: _numbered_grey_cells(warped, lattice, feats, taken)),
+            # The first row and column too: there a clue cell taken for white would pass for a
+            # row of clue cells the lattice lost (and dark page past it for their row).
+            ("tinted cells taken for white carry numbers in their corners",
+             lambda taken: _numbered_grey_cells(warped, lattice, feats, taken & ~forced, by_colour=True)),
             ("cells taken for white have halves of two tints and numbers in their corners",
              lambda taken: _numbered_two_tone_cells(warped, lattice, feats.diagonal, taken)),
             ("cells of bare page beside white cells filled grey",
@@ -193,6 +198,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
             log.debug("cells: %d %s", int(extra.sum()), what)
             non_white |= extra
             confidence = np.where(extra, 0.75, confidence)
+            border_clues |= extra & forced
     if _longest_white_run(non_white | forced) > MAX_RUN:
         # No run is longer than nine cells: clue cells were taken for white (a half tinted so
         # pale that tone and diagonal barely show). Like them, the rest of that kind are lost
@@ -231,7 +237,7 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         log.debug("cells: %d grey cells without a diagonal where the blocks carry one are white", int(plain.sum()))
         non_white &= ~plain
         confidence = np.where(plain, 0.6, confidence)
-    return _classes(non_white, confidence, forced, _border_paper_by_contrast(feats, forced, contrast))
+    return _classes(non_white, confidence, forced, _border_paper_by_contrast(feats, forced, contrast) & ~border_clues)
 
 
 #: Blocks printed with a diagonal (the corner cell not counted), at least this many, show a grid
@@ -658,17 +664,19 @@ def run_lengths(flags: list[bool]) -> list[int]:
 _GREY_APART = 0.12
 
 
-def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatures, non_white: np.ndarray
-                         ) -> np.ndarray:
+def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatures, non_white: np.ndarray,
+                         by_colour: bool = False) -> np.ndarray:
     """Cells taken for white that are light grey clue cells: apart from the white cells' tone
-    and carrying a number in a corner.
+    (``by_colour``: their tint) and carrying a number in a corner.
 
     With three tones (white cells, light grey clue cells, darker blocks) the split may fall
     between the clues and the blocks. A white cell in shadow is as grey, but a number it holds
     (a given, or a player's large typed entry, which greys the cell as much) stands in its
-    middle, not in a corner.
+    middle, not in a corner. So with three tints: teal clue cells beside dark grey white cells
+    and black blocks (an app's dark mode) are as dark as the white cells, and their tint stands
+    apart by less than the blocks' tone does.
     """
-    tone = feats.tone
+    tone = feats.colour if by_colour else feats.tone
     white = ~non_white
     if white.sum() < 4:
         return np.zeros_like(non_white)
@@ -681,7 +689,7 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     grey = white & (tone > level + max(_GREY_APART, 6 * spread))
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
-    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL)
+    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL, either_polarity=by_colour)
 
 
 #: Side a cell is scaled to for comparing its two triangles, and the share of it left out at its
@@ -933,16 +941,18 @@ def _plain_grey(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
 
 
 def _numbered(warped: np.ndarray, lattice: Lattice, cells: np.ndarray,
-              diagonal_line: np.ndarray | None = None) -> np.ndarray:
+              diagonal_line: np.ndarray | None = None, either_polarity: bool = False) -> np.ndarray:
     """Which of ``cells`` carry a number in a corner (:func:`_number_in_a_corner`, its
-    ``diagonal_line`` given per cell, default True)."""
+    ``diagonal_line`` given per cell, default True); with ``either_polarity``, a light number
+    on a darker ground counts too."""
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
     numbered = np.zeros_like(cells)
     for r, c in zip(*np.nonzero(cells)):
-        numbered[r, c] = _number_in_a_corner(
-            _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1],
-                  0.0),
-            diagonal_line=True if diagonal_line is None else bool(diagonal_line[r, c]))
+        crop = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                     lattice.row_edges[r + 1], 0.0)
+        line = True if diagonal_line is None else bool(diagonal_line[r, c])
+        numbered[r, c] = _number_in_a_corner(crop, diagonal_line=line) or (
+            either_polarity and crop.size > 0 and _number_in_a_corner(255 - crop, diagonal_line=line))
     return numbered
 
 
