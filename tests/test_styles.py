@@ -316,6 +316,17 @@ def test_dark_mode_clue_cells_told_from_white_cells_by_tint_and_light_numbers():
     assert_solved_as_transcribed(IMAGES / "dark_mode_teal_clue_cells_as_dark_as_the_white_cells_9x9_render.jpg")
 
 
+def test_a_dark_mode_screen_is_one_grid_not_its_clearest_patches_of_blocks():
+    """A dark-mode screenshot filling its image: the whole 14x14 grid's lattice scored 0.82 (its
+    border on the image's edge), and patches of black blocks inside it, 3 to 5 cells a side,
+    scored 1.0, over 1.2 times clearer; each replaced the grid as a grid inside a frame does,
+    and nine small grids were read. A part whose lattice the larger one continues (cells of its
+    size, held in it), with the rows and columns it adds crossed by that lattice's lines, is a
+    part of it (text beside a grid is not crossed by them). Rendered from a corpus puzzle (bench
+    style:dark_mode, seed 40, #1; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "dark_mode_screen_patches_of_blocks_clearer_than_the_whole_14x14_render.jpg")
+
+
 def test_a_cursor_tint_darker_than_pastel_blocks_leaves_its_cells_white():
     """An app's board mid-game: mint blocks and clue cells, the selected cell's row and column
     tinted lilac, a shade darker than the blocks (a tint was looked for only lighter than

@@ -146,7 +146,8 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         others = tuple((p[0] / scale, p[1], p[2]) for p in sorted(probes, key=lambda p: -p[1])
                        if p[0] is not quad_xy)
         found.append((quad_xy / scale, contrast, shape, others))
-    found = _drop_nested(found)
+    found = _drop_nested(found, lambda big, part: _continues(big, part) and _lined_all_round(
+        small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2])))
     geometries = []
     for quad_xy, contrast, shape, others in found:
         for option in ((quad_xy, contrast, shape),) + others:
@@ -1085,8 +1086,9 @@ _SIDE_BY_SIDE_CLEARER = 0.1
 _SIDE_BY_SIDE_COVER = 0.8
 
 
-def _drop_nested(found):
-    """Of quads that overlap, keep the one with the clearer lattice (a frame holds no lattice)."""
+def _drop_nested(found, holds=lambda big, part: False):
+    """Of quads that overlap, keep the one with the clearer lattice (a frame holds no lattice);
+    but not a part of a larger grid that ``holds(big, part)`` (probes: quad, contrast, shape)."""
     keep = []
     inside: dict[int, list] = {}  # quads about as clear or clearer inside a kept one, by its index
     for item in sorted(found, key=lambda f: -cv2.contourArea(f[0])):
@@ -1102,9 +1104,11 @@ def _drop_nested(found):
                 dup = True
                 # Two readings of the same grid (say, one from the grid's own blob, one trimmed
                 # down from the page around it): the clearer lattice. A frame around a grid,
-                # much larger than it, wins only by being much clearer.
+                # much larger than it, gives way to a much clearer grid inside it, but a grid
+                # does not to a part of it (a dark-mode screen's patches of black blocks are
+                # clearer than the whole grid whose border is the image's edge).
                 same = cv2.contourArea(quad_xy) > 0.8 * cv2.contourArea(kq)
-                if contrast > kc * (1.0 if same else 1.2):
+                if contrast > kc * (1.0 if same else 1.2) and (same or not holds(kept[:3], item[:3])):
                     keep[k] = item
                 elif same and contrast >= kc - 0.02 and item[2] != kept[2] \
                         and _squareness(quad_xy, item[2]) < _squareness(kq, kept[2]):
@@ -1121,7 +1125,7 @@ def _drop_nested(found):
         # The grids give way where they are clearer, or about as clear where one reaches out of
         # the lattice (one that cuts a clear grid in two is not a lattice around it).
         clearer = [p for p in items if p[1] >= big[1] + _SIDE_BY_SIDE_CLEARER]
-        for parts, reaching_out in ((_drop_nested(clearer), False), (_drop_nested(items), True)):
+        for parts, reaching_out in ((_drop_nested(clearer, holds), False), (_drop_nested(items, holds), True)):
             if len(parts) >= 2 and sum(cv2.contourArea(p[0]) for p in parts) >= \
                     _SIDE_BY_SIDE_COVER * cv2.contourArea(big[0]) and \
                     (not reaching_out or any(_sticks_out(p, big) for p in parts)):
