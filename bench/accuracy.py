@@ -32,6 +32,7 @@ import numpy as np  # noqa: E402
 
 from pipeline import solve_image  # noqa: E402
 from solver.formats import grid_tokens, load_puzzle, parse_solution_grid  # noqa: E402
+from solver.solve import solve_puzzle  # noqa: E402
 from vision.imageio import load_image  # noqa: E402
 from synthetic.render import (  # noqa: E402
     STYLE_FAMILIES, photograph, random_style, render_family, render_page, render_puzzle,
@@ -231,16 +232,12 @@ def main() -> int:
                 if results:
                     corners = [results[0].corners_xy]
                     values = dict(results[0].solution.values) if results[0].solution else {}
-                    from solver.solve import solve_puzzle
-
                     true_values = dict(solve_puzzle(truth).values)
                     truths = [(truth, true_values)]
                 else:
                     # A shape a row or two off solved (a row of desk read as blocks) is right only
                     # where it holds the true solution, shifted; else it is a wrong answer. (A
                     # page may hold other puzzles, of other shapes.)
-                    from solver.solve import solve_puzzle
-
                     solved = [r for r in all_results if r.status == "solved" and r.solution is not None
                               and abs(r.puzzle.n_rows - truth.n_rows) <= 2 and abs(r.puzzle.n_cols - truth.n_cols) <= 2]
                     true_values = dict(solve_puzzle(truth).values) if solved else {}

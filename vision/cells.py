@@ -105,8 +105,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
                 empty[r, c] = cell.size == 0
                 if not empty[r, c]:
                     paper[r, c] = _paper_tone(cell)
-    entry = _large_entries(gray, lattice, paper, empty)
-    paper = np.where(entry, _frame_tones(gray, lattice, entry), paper).astype(np.float32)
+    entry, paper = _paper_past_large_entries(gray, lattice, paper, empty)
     if lab is not None:
         tint[:] = _paper_tints(gray, lab[..., 1:].astype(np.float32) - 128, lattice, empty, entry)
     gray = gray.astype(np.float32, copy=False)
@@ -1097,21 +1096,27 @@ def _paper_tone(cell: np.ndarray) -> float:
     return min(median, float(np.median(near))) if near.size else median
 
 
-def _large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndarray, empty: np.ndarray) -> np.ndarray:
-    """Cells whose paper tone came out dark but whose frame (the band just inside the grid
-    lines) is light paper nearly all round: a white cell holding a large bold entry (an app's
-    typed digit covers over half of the cell's middle, and its ink is the commonest tone).
-    A block's frame is its own dark print; a clue cell's numbers sit in its corners, on dark
-    print, and a cell half dark and half light has half a dark frame."""
+def _paper_past_large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndarray, empty: np.ndarray
+                              ) -> tuple[np.ndarray, np.ndarray]:
+    """Which cells hold a large entry, and ``paper`` with their frames' median tone for theirs.
+
+    A cell whose paper tone came out dark but whose frame (the band just inside the grid lines)
+    is light paper nearly all round is a white cell holding a large bold entry (an app's typed
+    digit covers over half of the cell's middle, and its ink is the commonest tone). A block's
+    frame is its own dark print; a clue cell's numbers sit in its corners, on dark print, and a
+    cell half dark and half light has half a dark frame."""
     light = float(np.percentile(paper[~empty], 90)) if (~empty).any() else 255.0
     ink = float(np.percentile(gray, 1))
     mid = 0.5 * (light + ink)
     entry = np.zeros(paper.shape, bool)
+    paper = paper.copy()
     for r, c in zip(*np.nonzero((paper < mid) & ~empty)):
         frame = _frame(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                        lattice.row_edges[r + 1])
-        entry[r, c] = frame.size > 0 and float(np.percentile(frame, _FRAME_DARK_SHARE)) > mid
-    return entry
+        if frame.size and float(np.percentile(frame, _FRAME_DARK_SHARE)) > mid:
+            entry[r, c] = True
+            paper[r, c] = np.median(frame)
+    return entry, paper
 
 
 #: Percent of a cell's frame that may be dark (a large entry's strokes reaching it) while the rest
@@ -1129,15 +1134,6 @@ def _frame(a: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndar
     keep = np.ones((h, w), bool)
     keep[dy:h - dy, dx:w - dx] = False
     return outer[keep]
-
-
-def _frame_tones(gray: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray:
-    """The median tone of each of ``cells``' frames (0 elsewhere)."""
-    tones = np.zeros(cells.shape, np.float32)
-    for r, c in zip(*np.nonzero(cells)):
-        tones[r, c] = np.median(_frame(gray, lattice.col_edges[c], lattice.row_edges[r],
-                                       lattice.col_edges[c + 1], lattice.row_edges[r + 1]))
-    return tones
 
 
 def _peak_tone(values: np.ndarray) -> int:
