@@ -10,7 +10,8 @@ folded once across the grid (``synthetic.render.fold_crease``), then scanned or 
 ``style:FAMILY`` draws one style family of ``synthetic.render.STYLE_FAMILIES`` (scanned or
 photographed at random); ``styles`` stands for one such tier per family.
 Prints one table: puzzles, share of grids read exactly, share of cells right, share solved
-correctly, solved WRONG (must be 0), median and max seconds per image (one core, in-process).
+correctly, solved WRONG (must be 0), images that crashed with an internal error (must be 0; named
+on stderr, never counted as "no grid found"), median and max seconds per image (one core, in-process).
 A player's typed digits are not givens, so a grid read with them as givens is not exact; an
 answer key read and reported "solved" counts as solved WRONG.
 """
@@ -33,6 +34,7 @@ import numpy as np  # noqa: E402
 from pipeline import solve_image  # noqa: E402
 from solver.formats import grid_tokens, load_puzzle, parse_solution_grid  # noqa: E402
 from solver.solve import solve_puzzle  # noqa: E402
+from vision.errors import GridNotFoundError  # noqa: E402
 from vision.imageio import load_image  # noqa: E402
 from synthetic.render import (  # noqa: E402
     STYLE_FAMILIES, photograph, random_style, render_family, render_page, render_puzzle,
@@ -212,7 +214,7 @@ def main() -> int:
     pool = _corpus(15)
     rows = []
     for tier in tiers:
-        scores, seconds, keys_solved = [], [], 0
+        scores, seconds, keys_solved, crashed = [], [], 0, 0
         if tier in ("real", "reshot"):
             source = _real(reshoot=2 if tier == "reshot" else 0, seed=args.seed)
         else:
@@ -221,8 +223,13 @@ def main() -> int:
             start = time.perf_counter()
             try:
                 results = solve_image(image)
-            except Exception:  # noqa: BLE001 - a miss is a score of zero, not a crash of the bench
+            except GridNotFoundError:
                 results = []
+            except Exception as exc:  # noqa: BLE001 - a miss is a score of zero, not a crash of the bench
+                # An internal error is never a user's "no grid": counted, and named, on its own.
+                crashed += 1
+                results = []
+                print(f"crash {tier} #{k}: {type(exc).__name__}: {exc}", file=sys.stderr)
             seconds.append(time.perf_counter() - start)
             if corners is None:  # real images: match the result of the same shape
                 all_results = results
@@ -254,11 +261,12 @@ def main() -> int:
         n = len(scores)
         rows.append((tier, n, sum(s[0] for s in scores) / n, sum(s[1] for s in scores) / n,
                      sum(s[2] for s in scores) / n, sum(s[3] for s in scores) + keys_solved,
-                     statistics.median(seconds), max(seconds)))
+                     crashed, statistics.median(seconds), max(seconds)))
     width = max([7] + [len(tier) + 1 for tier, *_ in rows])
-    print(f"{'tier':<{width}}{'puzzles':>8}{'exact':>8}{'cells':>8}{'solved':>8}{'WRONG':>7}{'med s':>8}{'max s':>8}")
-    for tier, n, exact, cells, solved, wrong, med, mx in rows:
-        print(f"{tier:<{width}}{n:>8}{exact:>8.1%}{cells:>8.1%}{solved:>8.1%}{wrong:>7}{med:>8.2f}{mx:>8.2f}")
+    print(f"{'tier':<{width}}{'puzzles':>8}{'exact':>8}{'cells':>8}{'solved':>8}{'WRONG':>7}{'crashed':>8}"
+          f"{'med s':>8}{'max s':>8}")
+    for tier, n, exact, cells, solved, wrong, crashed, med, mx in rows:
+        print(f"{tier:<{width}}{n:>8}{exact:>8.1%}{cells:>8.1%}{solved:>8.1%}{wrong:>7}{crashed:>8}{med:>8.2f}{mx:>8.2f}")
     return 0
 
 

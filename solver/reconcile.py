@@ -786,8 +786,10 @@ def _unoffered_rival_searched(ctx: _Context, base: dict, cost: int, free: list[S
         status, trial, _ = search.next(deadline)
         if status == "none":
             return None
-        changed = next((k for k in trial if k not in free and trial[k] != base[k]), None)
-        if status == "unknown" or changed is None:
+        # A search cut short finds no reading to look at.
+        changed = None if status == "unknown" else next(
+            (k for k in trial if k not in free and trial[k] != base[k]), None)
+        if changed is None:
             return free + undone, (f"the clues fit with {sides_text(free + undone)} set by the rules, but a "
                                    "misread elsewhere could not be ruled out in time; check these clues")
         read, other = base[changed], trial[changed]

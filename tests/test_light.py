@@ -283,3 +283,20 @@ def test_of_layouts_that_solve_the_one_whose_clues_fit_as_read_is_taken():
     left the grid unreadable."""
     assert_solved_as_transcribed(IMAGES / "phone_shadow_hides_three_white_cells_11x11_render.jpg")
 
+
+
+def test_a_reading_search_cut_short_is_said_not_an_internal_error():
+    """A hard shadow across the grid: its clues misread, the search for a rival reading (a clue
+    misread past the readers' options) ran out of its budget, and the cut-short search's empty
+    answer was looked into: "internal error" instead of an honest "could not be read". Whatever
+    the reading, it is said, and never solved wrongly. Rendered from a corpus puzzle (its
+    transcription)."""
+    from solver.solve import solve_puzzle
+
+    image = IMAGES / "hard_shadow_across_a_grid_search_cut_short_11x11_render.jpg"
+    truth = load_transcription(image)
+    results = solve_image(load_image(image))
+    (res,) = [r for r in results if r.puzzle is not None and (r.puzzle.n_rows, r.puzzle.n_cols) == (11, 11)]
+    assert res.status in ("solved", "unreadable", "unsolvable", "ambiguous")
+    if res.status == "solved":
+        assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
