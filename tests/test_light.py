@@ -300,3 +300,12 @@ def test_a_reading_search_cut_short_is_said_not_an_internal_error():
     assert res.status in ("solved", "unreadable", "unsolvable", "ambiguous")
     if res.status == "solved":
         assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
+def test_a_warm_spot_of_light_does_not_make_pale_blocks_paper():
+    """Beige blocks and clue cells, each with a diagonal, under a warm spot of light and a soft
+    shadow: the lit blocks turn the pale yellow of paper, the shaded white cells grey, so that no
+    Kakuro layout came out by tone, and the cells taken for white by paper colour included four
+    blocks with clear diagonals (unreadable). A cell printed with a diagonal is print whatever
+    its colour. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "warm_light_spot_turns_beige_blocks_pale_7x7_render.jpg")

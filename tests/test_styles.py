@@ -124,6 +124,34 @@ def test_a_diagonal_in_every_cell_does_not_make_every_cell_a_clue():
     assert exact >= len(cases) - 1, f"{exact} of {len(cases)} read exactly"
 
 
+def test_a_faint_colour_cast_over_a_corner_does_not_make_blocks_where_every_cell_has_a_diagonal():
+    """A diagonal in every cell and pale hatched blocks: the split between paper and print falls
+    low, and a camera's colour cast over the grid's lower left corner (3 Lab units from the
+    paper, no plane through the page) put eighteen white and clue cells among the blocks (the
+    layout off its symmetry, unreadable). A tint that faint is the light's, not print. Rendered
+    from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "diagonal_everywhere_faint_colour_cast_over_a_corner_13x13_render.jpg")
+
+
+def test_a_grid_line_left_along_a_cells_border_is_not_a_number_where_every_cell_has_a_diagonal():
+    """A small photo of a grid with a diagonal in every cell: a light cell is a clue where it
+    carries a number in a corner, and the lattice a pixel or two off left the grid line inside
+    the last column's cells, broken by gaps into pieces as tall as a number: nine white cells
+    were taken for clues. A hairline against the border is a line. Every cell's kind as
+    transcribed (its numbers, a few pixels tall, are not all legible)."""
+    from vision.grid import locate_puzzles
+    from vision.read import look_at_grid
+
+    from test_cells import transcribed_kinds
+
+    name = "diagonal_everywhere_grid_line_left_in_the_last_column_15x13_render"
+    truth = transcribed_kinds(name)
+    image = load_image(IMAGES / f"{name}.jpg")
+    geometry = next(g for g in locate_puzzles(image) if g.shape == truth.shape)
+    kinds = look_at_grid(image, geometry).classes.kinds
+    assert [(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(kinds != truth))] == []
+
+
 def test_white_cells_in_light_falling_off_to_a_corner_are_white():
     """A diagonal in every cell, light hatched blocks, and the light falling off towards a
     corner: there the white cells were as grey as the blocks against the whitest paper a few

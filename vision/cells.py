@@ -475,7 +475,10 @@ def _white_by_paper_colour(feats: CellFeatures, forced: np.ndarray) -> np.ndarra
             if float(np.mean(labels[forced] == j)) > _WHITE_IN_FIRST_ROW_AND_COLUMN:
                 continue
             white = (labels == j) & ~forced
-            if white.sum() < 4 or not _plausible_layout(white) or _lone_cells(~white).any():
+            # A cell printed with a diagonal is print, whatever the light made of its colour
+            # (a warm spot of light turns beige blocks the pale yellow of lit paper).
+            if (white.sum() < 4 or not _plausible_layout(white) or _lone_cells(~white).any()
+                    or (white & (feats.diagonal >= _WITH_DIAGONAL)).any()):
                 continue
             lengths = layout_run_lengths(white)
             key = (lengths.count(1) / len(lengths), -int(white.sum()))
@@ -673,7 +676,7 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     (a given, or a player's large typed entry, which greys the cell as much) stands in its
     middle, not in a corner. So with three tints: teal clue cells beside dark grey white cells
     and black blocks (an app's dark mode) are as dark as the white cells, and their tint stands
-    apart by less than the blocks' tone does.
+    apart by less than the blocks' tone does. A number in a corner, dark or light, counts.
     """
     tone = feats.colour if by_colour else feats.tone
     white = ~non_white
@@ -688,7 +691,9 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     grey = white & (tone > level + max(_GREY_APART, 6 * spread))
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
-    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL, either_polarity=by_colour)
+    # Light numbers too: a black clue cell small in the image, its white numbers covering much
+    # of it, measures as grey as light print (its commonest tone lies between).
+    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL, either_polarity=True)
 
 
 #: Side a cell is scaled to for comparing its two triangles, and the share of it left out at its
@@ -824,6 +829,9 @@ def _heads_a_run(non_white: np.ndarray) -> np.ndarray:
 #: white cell's own measure is noise near zero; in the generated grids with a diagonal in every
 #: cell, 98% or more carry one of 0.13 or more.
 _EVERY_DIAGONAL = 0.9
+#: ``CellFeatures.colour`` under which a cell's tint is the light's, not print: half the palest
+#: pastel printed on clue cells or blocks (0.31, 12 Lab units, light blue beside white).
+_FAINTEST_TINT = 0.15
 _FAINT_DIAGONAL = 0.06
 
 
@@ -848,6 +856,9 @@ def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeature
     # through the paper's tint, the paper is untinted again, and a tinted block stands out.
     tone = np.minimum(feats.tone, _tone_off_a_plane(feats))
     colour = np.minimum(feats.colour, _colour_off_a_plane(feats))
+    # Blocks here may be as light as a pale grey, so the split falls low, where a camera's
+    # colour cast over a corner of the page (a few Lab units, not a plane) would pass for print.
+    colour = np.where(colour >= _FAINTEST_TINT, colour, 0.0)
     non_white, confidence = _split(np.maximum(tone, colour * 0.8))
     numbered, hatched = _numbered_light_cells(warped, lattice, ~non_white)
     log.debug("cells: a diagonal in every cell; %d light cells carry numbers, %d are hatched",
@@ -929,6 +940,16 @@ _CORNER_D = 0.25        # a number's centre lies this far off the diagonal (x - 
 _CORNER_H = (0.15, 0.45)
 #: A cell's diagonal measure (``CellFeatures.diagonal``) from which it may carry a diagonal line.
 _SOME_DIAGONAL = 0.05
+#: How far in (pixels of ``_CORNER_S``) past the cleared border a grid line may still run: a
+#: lattice a pixel or two off.
+_LINE_INSIDE = 3
+#: Share of the side a row or column of ink runs along, from which it is a line: a digit is
+#: never taller than ``_CORNER_H``.
+_LINE_SHARE = 0.5
+#: Share of a cell's diagonal (its border left out) that ink runs along where a line is drawn.
+_ALONG_DIAGONAL = 0.6
+#: Width in pixels (of ``_CORNER_S``) up to which a piece of ink is a hairline.
+_HAIRLINE = 2
 _CORNER_DIAGONAL = np.abs(np.subtract.outer(np.arange(_CORNER_S), np.arange(_CORNER_S))) <= _CORNER_BAND * _CORNER_S
 
 
@@ -950,18 +971,19 @@ def _numbered(warped: np.ndarray, lattice: Lattice, cells: np.ndarray,
         crop = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                      lattice.row_edges[r + 1], 0.0)
         line = True if diagonal_line is None else bool(diagonal_line[r, c])
+        # The diagonal was measured as a dark line; light numbers come with a light one, if any.
         numbered[r, c] = _number_in_a_corner(crop, diagonal_line=line) or (
-            either_polarity and crop.size > 0 and _number_in_a_corner(255 - crop, diagonal_line=line))
+            either_polarity and crop.size > 0 and _number_in_a_corner(255 - crop, diagonal_line=None))
     return numbered
 
 
-def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool:
+def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool | None = True) -> bool:
     """Whether a light cell carries a small number in the upper-right or lower-left corner.
 
     Along a diagonal line the band it runs in is cleared, so that a number touching the line is
     a piece of its own. Without ``diagonal_line`` the band stays: a large number standing in the
     middle (a given, a typed entry) is then one piece astride the diagonal, not two pieces of
-    ink in the corners.
+    ink in the corners. ``None``: a line is there where ink runs along most of the diagonal.
     """
     if cell.size == 0:
         return False
@@ -972,9 +994,14 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool
         return False
     mask = small < paper - 0.45 * (paper - ink)
     edge = round(0.07 * _CORNER_S)
+    if diagonal_line is None:
+        k = np.arange(edge, _CORNER_S - edge - 1)
+        on_line = mask[k, k] | mask[k, k + 1] | mask[k + 1, k]
+        diagonal_line = bool(np.mean(on_line) >= _ALONG_DIAGONAL)
     if diagonal_line:
         mask[_CORNER_DIAGONAL] = False
     mask[:edge, :] = mask[-edge:, :] = mask[:, :edge] = mask[:, -edge:] = False
+    _clear_border_lines(mask, edge)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
     x1, y1 = x0 + stats[:, cv2.CC_STAT_WIDTH], y0 + stats[:, cv2.CC_STAT_HEIGHT]
@@ -984,6 +1011,10 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool
         cx, cy = centroids[i]
         if not (area >= 4 and _CORNER_H[0] * _CORNER_S <= h <= _CORNER_H[1] * _CORNER_S
                 and abs(cx - cy) / _CORNER_S >= _CORNER_D):
+            continue
+        # A hairline along the cleared border, left of a line too broken to clear: never a
+        # digit's stroke, which stands further in.
+        if stats[i, cv2.CC_STAT_WIDTH] <= _HAIRLINE and (x0[i] <= edge + 1 or x1[i] >= _CORNER_S - edge - 1):
             continue
         # Ink across the band from this piece, over the same columns (or rows) and no further
         # off than the band is wide, may be the other part of one glyph the band cut in two: a
@@ -1002,6 +1033,20 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool = True) -> bool
                 continue
         return True
     return False
+
+
+def _clear_border_lines(mask: np.ndarray, edge: int) -> None:
+    """Clear, in place, the grid lines that run on inside a cell's cleared border (``edge``
+    pixels): pairs of rows or columns next to it, inked along over half the side between them
+    (a line a pixel or two wide, wavering from one to the next). Broken by gaps in its print, a
+    line leaves pieces as tall as a number in the corners otherwise."""
+    side = mask.shape[0]
+    views = (mask, mask[::-1], mask.T, mask.T[::-1])  # the four borders, each as the top rows
+    for k in range(edge, edge + _LINE_INSIDE):
+        for view in views:
+            pair = view[k:k + 2]
+            if np.count_nonzero(pair.any(axis=0)) > _LINE_SHARE * side:
+                pair[:] = False
 
 
 def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
