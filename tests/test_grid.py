@@ -15,7 +15,7 @@ from vision.grid import find_grids, find_lattice, locate_puzzles, rectify
 from vision.imageio import MAX_PIXELS, downscale_for_detection, load_image
 from vision.types import Quad
 
-from conftest import CORPUS, IMAGES, SAMPLES, read_tokens
+from conftest import CORPUS, IMAGES, SAMPLES, assert_solved_as_transcribed, read_tokens
 
 
 def transcription_shape(name: str) -> tuple[int, int]:
@@ -278,3 +278,35 @@ def test_peaks_near_every_index_matches_one_at_a_time():
         if trial % 2:
             profile = np.round(profile, 1).astype(np.float32)  # plateaus: ties for the maximum
         assert _peaks_near(profile, 1.5).tolist() == [float(_peak_near(profile, j, 1.5)) for j in range(n)]
+
+
+def test_thin_grey_lines_between_black_blocks_hold_the_grid_together():
+    """Thin grey lines between the cells, black blocks with a heavy border round the grid, the
+    page photographed lying a quarter turn: the blocks' edges are as strong as the border, and
+    beside them the grey lines of the middle rows, the fewest blocks there, looked absent. The
+    grid was split there and its upper three rows read alone. Lines between two light cells are
+    what a line looks like, where they agree with each other. Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "thin_grey_lines_between_black_blocks_turned_8x12_render.jpg")
+
+
+def test_a_grid_is_not_read_with_the_title_above_it_and_the_page_below():
+    """Green clue cells and black blocks with no border round the grid, the title close above
+    it: one outline took in the title's band and two bands of page below as rows (a lattice 0.84
+    clear), the grid's own outline (1.0) lay inside it, and as it was not 1.2 times clearer, the
+    outline with the title was read: 12x9 for 9x9, unreadable. An outline whose extra rows show
+    no lines across them gives way to a clearer grid inside it. Rendered from a corpus puzzle (its
+    transcription; lossless, as JPEG versions of the render were read right before)."""
+    assert_solved_as_transcribed(IMAGES / "green_clue_cells_under_a_title_close_above_9x9_render.webp")
+
+
+def test_the_same_outline_counted_a_row_more_is_no_continuation_of_the_grid():
+    """Pink blocks on a page folded across the grid: a bridged outline round the same grid,
+    counted as twelve rows of cells 7% shorter, passed for the grid with a row the lattice had
+    cut off (its cells within 8% of the lattice's size) and was read 12x11. Rows a larger outline
+    adds must lie outside the smaller one. The shape as transcribed (the fold's shade still
+    hides some of its cells)."""
+    name = "pink_blocks_folded_page_rows_counted_in_one_outline_11x11_render"
+    truth = read_tokens(IMAGES / f"{name}.txt")
+    shapes = [g.shape for g in locate_puzzles(load_image(IMAGES / f"{name}.jpg"))]
+    assert shapes == [(len(truth), len(truth[0]))]

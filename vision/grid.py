@@ -146,8 +146,8 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         others = tuple((p[0] / scale, p[1], p[2]) for p in sorted(probes, key=lambda p: -p[1])
                        if p[0] is not quad_xy)
         found.append((quad_xy / scale, contrast, shape, others))
-    found = _drop_nested(found, lambda big, part: _continues(big, part) and _lined_all_round(
-        small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2])))
+    found = _drop_nested(found, lambda big, part: bool(_lined_all_round(
+        small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2]))) if _continues(big, part) else None)
     geometries = []
     for quad_xy, contrast, shape, others in found:
         for option in ((quad_xy, contrast, shape),) + others:
@@ -171,6 +171,11 @@ def _continues(big, small) -> bool:
     b_w, b_h = _side_lengths(bq)
     s_w, s_h = _side_lengths(sq)
     if abs((b_w / b_cols) / (s_w / s_cols) - 1) > 0.08 or abs((b_h / b_rows) / (s_h / s_rows) - 1) > 0.08:
+        return False
+    # The rows and columns it adds lie outside the smaller one: the same outline counted a row
+    # more (cells 7% shorter) is no continuation.
+    if (b_cols > s_cols and b_w - s_w < 0.5 * (b_cols - s_cols) * s_w / s_cols) or (
+            b_rows > s_rows and b_h - s_h < 0.5 * (b_rows - s_rows) * s_h / s_rows):
         return False
     tolerance = 0.3 * _quad_cell(sq, (s_rows, s_cols))
     hull = bq.reshape(-1, 1, 2).astype(np.float32)
@@ -854,10 +859,27 @@ def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lin
         inner = float(np.percentile(strength[:, 1:-1], 75))
         if np.median(strength[:, [0, -1]]) > 2.5 * inner:
             ref = inner
+        # So would the edges of black cells, as strong as a border, beside thin grey lines: the
+        # plain lines, between two light cells, are what a line looks like here, where they agree
+        # with each other (the gaps in a box of text, its "cells" dark, are noise of all sizes).
+        beside_dark = np.zeros(strength.shape, bool)
+        beside_dark[:, :-1] |= dark
+        beside_dark[:, 1:] |= dark
+        plain = strength[:, 1:-1][~beside_dark[:, 1:-1]]
+        if plain.size >= _PLAIN_LINES:
+            low, high = (float(v) for v in np.percentile(plain, (25, 75)))
+            if ref > 2.5 * high and low >= _PLAIN_AGREE * high:
+                ref = high
     shown = strength > 0.3 * max(ref, 1e-6)
     shown[:, :-1] |= dark
     shown[:, 1:] |= dark
     return shown.mean(axis=1)
+
+
+#: Boundaries between two light cells, at least, from which their lines set what a line looks like.
+_PLAIN_LINES = 6
+#: Their lower quartile's share of their upper one, at least, where they are one kind of line.
+_PLAIN_AGREE = 0.6
 
 
 def _trim_unsupported(warped: np.ndarray, row_edges: np.ndarray, col_edges: np.ndarray,
@@ -1086,9 +1108,18 @@ _SIDE_BY_SIDE_CLEARER = 0.1
 _SIDE_BY_SIDE_COVER = 0.8
 
 
-def _drop_nested(found, holds=lambda big, part: False):
+#: How much clearer a grid inside a larger outline must be to replace it (the outline a frame
+#: round it; the print inside a grid's cells, an app's large "0" in every one, makes a lattice of
+#: its own, 0.8 clear against the grid's 0.7).
+_FRAME_CLEARER = 1.2
+
+
+def _drop_nested(found, holds=lambda big, part: None):
     """Of quads that overlap, keep the one with the clearer lattice (a frame holds no lattice);
-    but not a part of a larger grid that ``holds(big, part)`` (probes: quad, contrast, shape)."""
+    but not a part of a larger grid: ``holds(big, part)`` (probes: quad, contrast, shape) is True
+    where the larger one continues the part's lattice with rows and columns crossed by its lines,
+    False where it continues it with rows that are not (the page round a grid, a title's band:
+    any clearer part is the grid), None where it does not continue it."""
     keep = []
     inside: dict[int, list] = {}  # quads about as clear or clearer inside a kept one, by its index
     for item in sorted(found, key=lambda f: -cv2.contourArea(f[0])):
@@ -1104,11 +1135,13 @@ def _drop_nested(found, holds=lambda big, part: False):
                 dup = True
                 # Two readings of the same grid (say, one from the grid's own blob, one trimmed
                 # down from the page around it): the clearer lattice. A frame around a grid,
-                # much larger than it, gives way to a much clearer grid inside it, but a grid
-                # does not to a part of it (a dark-mode screen's patches of black blocks are
-                # clearer than the whole grid whose border is the image's edge).
+                # much larger than it, gives way to a much clearer grid inside it, and the page
+                # round a grid (its lattice run on over rows no line crosses) to any clearer
+                # grid in it; but a grid does not to a part of it (a dark-mode screen's patches
+                # of black blocks are clearer than the whole grid whose border is the image's edge).
                 same = cv2.contourArea(quad_xy) > 0.8 * cv2.contourArea(kq)
-                if contrast > kc * (1.0 if same else 1.2) and (same or not holds(kept[:3], item[:3])):
+                held = None if same or contrast <= kc else holds(kept[:3], item[:3])
+                if contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
                     keep[k] = item
                 elif same and contrast >= kc - 0.02 and item[2] != kept[2] \
                         and _squareness(quad_xy, item[2]) < _squareness(kq, kept[2]):
