@@ -548,8 +548,7 @@ def _layout_doubts(reading: GridReading, rejected: bool = False
     return off, groups
 
 
-def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float, deadline: float | None = None
-                  ) -> tuple[GridReading, Reconciled]:
+def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) -> tuple[GridReading, Reconciled]:
     """Read the layout again where the puzzle's own witnesses doubt it (see ``_layout_doubts``).
 
     A white cell in a shadow taken for a block can leave a puzzle that still has one solution,
@@ -557,13 +556,10 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float, de
     is the only one. When none is, a solved reading off the symmetry by one pair (or by two
     that did not look clearly printed) is not called solved.
     """
-    # Each variant is a whole reading and check: together they stop at the time limit (a grid
-    # misread over a hard shadow had a dozen variants, half a minute of work, none solved).
-    deadline = time.perf_counter() + time_limit_s if deadline is None else deadline
     rejected = rec.status in ("unsolvable", "unreadable")
     off, groups = _layout_doubts(reading, rejected=rejected)
     if rejected and len(off) > MISREAD_ASYMMETRY:
-        tinted = _tinted_paper_variant(reading, time_limit_s, deadline)
+        tinted = _tinted_paper_variant(reading, time_limit_s)
         if tinted is not None:
             return tinted
     unsure = [cell for cell in off if reading.classes.confidence[cell] < _UNSURE_CLASS]
@@ -579,9 +575,6 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float, de
     solved = []
     choices = itertools.product(*(kinds for _, kinds in groups))
     for choice in itertools.islice(choices, _MAX_VARIANTS):
-        if time.perf_counter() > deadline:
-            log.info("layout variants: out of time; the rest not tried")
-            break
         whites = set(reading.whites)
         for (cells, _), white in zip(groups, choice):
             for cell in cells:
@@ -630,8 +623,7 @@ _PAPER_SHARE = 0.5
 _PAPER_DIAGONAL = 0.05
 
 
-def _tinted_paper_variant(reading: GridReading, time_limit_s: float, deadline: float | None = None
-                          ) -> tuple[GridReading, Reconciled] | None:
+def _tinted_paper_variant(reading: GridReading, time_limit_s: float) -> tuple[GridReading, Reconciled] | None:
     """The reading with every cell taken for print that is paper, tinted, made white: where the
     rules then solve it and its layout is symmetric, which the reading's was not.
 
@@ -660,13 +652,13 @@ def _tinted_paper_variant(reading: GridReading, time_limit_s: float, deadline: f
                           and feats.diagonal[r, c] < _PAPER_DIAGONAL)
         if paper and paper not in tried:
             tried.add(paper)
-            found = _paper_variant(reading, paper, time_limit_s, deadline)
+            found = _paper_variant(reading, paper, time_limit_s)
             if found is not None:
                 return found
     return None
 
 
-def _paper_variant(reading: GridReading, paper: frozenset[Cell], time_limit_s: float, deadline: float | None = None
+def _paper_variant(reading: GridReading, paper: frozenset[Cell], time_limit_s: float
                    ) -> tuple[GridReading, Reconciled] | None:
     """The reading with the cells ``paper`` white, where its layout is then symmetric and the
     rules solve it (see :func:`_tinted_paper_variant`)."""
@@ -680,7 +672,7 @@ def _paper_variant(reading: GridReading, paper: frozenset[Cell], time_limit_s: f
     if variant_rec.status != "solved":
         # The selected cell, tinted deeper, may still be off the symmetry: its pair is in doubt
         # as any misread pair is.
-        variant, variant_rec = _check_layout(variant, variant_rec, time_limit_s, deadline)
+        variant, variant_rec = _check_layout(variant, variant_rec, time_limit_s)
     if variant_rec.status != "solved":
         return None
     log.info("%d tinted cells taken for print are paper: read as white, the layout is symmetric and solves",
