@@ -146,8 +146,13 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         others = tuple((p[0] / scale, p[1], p[2]) for p in sorted(probes, key=lambda p: -p[1])
                        if p[0] is not quad_xy)
         found.append((quad_xy / scale, contrast, shape, others))
-    found = _drop_nested(found, lambda big, part: bool(_lined_all_round(
-        small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2]))) if _continues(big, part) else None)
+
+    def holds(big, part) -> bool | None:
+        if not _continues(big, part):
+            return None
+        return bool(_lined_all_round(small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2])))
+
+    found = _drop_nested(found, holds)
     geometries = []
     for quad_xy, contrast, shape, others in found:
         for option in ((quad_xy, contrast, shape),) + others:
