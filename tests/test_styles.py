@@ -726,3 +726,13 @@ def test_a_number_read_in_a_cell_whose_own_kind_is_in_doubt_witnesses_nothing():
     layout with it white and the cell below left a clue solves. Rendered from a corpus puzzle
     (its transcription)."""
     assert_solved_as_transcribed(IMAGES / "app_board_selected_cell_candidates_read_as_numbers_9x9_render.jpg")
+
+
+def test_blocks_of_the_clue_cells_pink_are_print_beside_a_green_cursor():
+    """An app's board whose blocks and clue cells are one pink, light as a pastel, the cursor's
+    row and column tinted green: the blocks (no diagonal) fell under the split the clue cells'
+    diagonals pushed up, and the green cells, as far from the white paper, widened its spread
+    past them, so they stayed white (the layout off its symmetry in eight pairs, unreadable).
+    The paper is judged on the cells of its own tint, and only cells of the clue cells' tint
+    are their print. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_board_pink_blocks_beside_a_green_cursor_9x9_render.jpg")

@@ -180,7 +180,8 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
     # Cells taken for white that other evidence shows are not, each test seeing the ones before.
     for what, find in (
             ("blank cells share the clue cells' paper tone",
-             lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken)),
+             lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken,
+                                             feats.tint)),
             ("white-looking cells carry a diagonal", lambda taken: _faint_diagonals(feats.diagonal, taken)),
             ("grey cells taken for white carry numbers in their corners",
              lambda taken: _numbered_grey_cells(warped, lattice, feats, taken)),
@@ -1049,7 +1050,8 @@ def _clear_border_lines(mask: np.ndarray, edge: int) -> None:
                 pair[:] = False
 
 
-def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
+def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray,
+                      tint: np.ndarray | None = None) -> np.ndarray:
     """Cells taken for white whose paper has the tint of the grid's clue cells.
 
     A light grey or pale blue block (a blank cell printed in the clue cells' tint) has no
@@ -1057,20 +1059,32 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     alone may fall under a split that the strong diagonals pushed up. The puzzle's own
     clue cells say what tone a non-white cell has: a "white" cell is grey when its tone is
     clearly apart from the white cells' (far outside their spread) and at least half way to
-    the clue cells' tone.
+    the clue cells' tone. Where the clue cells are tinted (``tint``, Lab a and b per cell), a
+    cell of another tint is not their print, however far from white: an app's cursor tints a row
+    and a column of white cells green beside pink clue cells and blocks.
     """
     clue = non_white & (diagonal >= 0.5 * max(float(diagonal.max()), 1e-6))
     white = ~non_white
     if clue.sum() < 2 or white.sum() < 4:
         return np.zeros_like(non_white)
+    # Where the clue cells are tinted, the paper is judged on the cells of its own tint (an
+    # app's cursor and blocks of the clue cells' tint would widen its spread past the blocks).
+    paper, of_clue_tint = white, np.ones_like(white)
+    if tint is not None:
+        clue_tint, white_tint = np.median(tint[clue], axis=0), np.median(tint[white], axis=0)
+        apart = float(_colour_apart(clue_tint, white_tint))
+        if apart > _UNLIKE_COLOUR:
+            of_clue_tint = _colour_apart(tint, clue_tint) <= 0.5 * apart
+            own = white & (_colour_apart(tint, white_tint) <= 0.5 * apart)
+            paper = own if own.sum() >= 4 else white
     clue_tone = float(np.median(tone[clue]))
-    white_tone = float(np.median(tone[white]))
+    white_tone = float(np.median(tone[paper]))
     # Spread of the white cells' tone, robustly (lighting, shadows, digits in them).
-    mad = float(np.median(np.abs(tone[white] - white_tone))) * 1.4826
+    mad = float(np.median(np.abs(tone[paper] - white_tone))) * 1.4826
     if clue_tone - white_tone < 0.06 or clue_tone - white_tone < 6 * mad:
         return np.zeros_like(non_white)
     level = white_tone + 0.5 * (clue_tone - white_tone)
-    grey = white & (tone > max(level, white_tone + 4 * mad))
+    grey = white & (tone > max(level, white_tone + 4 * mad)) & of_clue_tint
     # Only a minority of the white cells may turn grey: otherwise the split is no split.
     if grey.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
