@@ -309,3 +309,13 @@ def test_a_warm_spot_of_light_does_not_make_pale_blocks_paper():
     blocks with clear diagonals (unreadable). A cell printed with a diagonal is print whatever
     its colour. Rendered from a corpus puzzle (its transcription)."""
     assert_solved_as_transcribed(IMAGES / "warm_light_spot_turns_beige_blocks_pale_7x7_render.jpg")
+
+
+def test_a_shadow_over_a_white_cells_corner_is_no_number():
+    """A hard shadow's edge running near the diagonals of white cells leaves a dark triangle in
+    a corner of each. Cut off where grid lines along a cell's border were cleared, or taken as
+    light print in negative, such a triangle passed for a number and the cells for clues (the
+    layout off its symmetry, unreadable). Only a thin line, with paper past it, is cleared, and
+    light numbers are looked for only in cells of another tint. Rendered from a corpus puzzle
+    (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "shadowed_white_cells_hold_no_light_numbers_13x13_render.jpg")

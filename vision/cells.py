@@ -677,7 +677,7 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     (a given, or a player's large typed entry, which greys the cell as much) stands in its
     middle, not in a corner. So with three tints: teal clue cells beside dark grey white cells
     and black blocks (an app's dark mode) are as dark as the white cells, and their tint stands
-    apart by less than the blocks' tone does. A number in a corner, dark or light, counts.
+    apart by less than the blocks' tone does.
     """
     tone = feats.colour if by_colour else feats.tone
     white = ~non_white
@@ -692,9 +692,7 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     grey = white & (tone > level + max(_GREY_APART, 6 * spread))
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
-    # Light numbers too: a black clue cell small in the image, its white numbers covering much
-    # of it, measures as grey as light print (its commonest tone lies between).
-    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL, either_polarity=True)
+    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL, either_polarity=by_colour)
 
 
 #: Side a cell is scaled to for comparing its two triangles, and the share of it left out at its
@@ -1039,14 +1037,17 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool | None = True) 
 def _clear_border_lines(mask: np.ndarray, edge: int) -> None:
     """Clear, in place, the grid lines that run on inside a cell's cleared border (``edge``
     pixels): pairs of rows or columns next to it, inked along over half the side between them
-    (a line a pixel or two wide, wavering from one to the next). Broken by gaps in its print, a
-    line leaves pieces as tall as a number in the corners otherwise."""
+    (a line a pixel or two wide, wavering from one to the next) with paper past them (a shadow
+    over a corner is inked on inwards, and cut off at the border it would pass for a number).
+    Broken by gaps in its print, a line leaves pieces as tall as a number in the corners
+    otherwise."""
     side = mask.shape[0]
     views = (mask, mask[::-1], mask.T, mask.T[::-1])  # the four borders, each as the top rows
     for k in range(edge, edge + _LINE_INSIDE):
         for view in views:
             pair = view[k:k + 2]
-            if np.count_nonzero(pair.any(axis=0)) > _LINE_SHARE * side:
+            if (np.count_nonzero(pair.any(axis=0)) > _LINE_SHARE * side
+                    and np.count_nonzero(view[k + 2]) < 0.5 * _LINE_SHARE * side):
                 pair[:] = False
 
 
