@@ -858,6 +858,9 @@ def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lin
     hi = np.clip(np.round(bands[1:] - inset), 0, H).astype(int)
     xs = np.clip(np.round(lines), 0, W - 1).astype(int)
     strength = (resp_cum[hi][:, xs] - resp_cum[lo][:, xs]) / np.maximum(hi - lo, 1)[:, None]
+    beside_dark = np.zeros(strength.shape, bool)
+    beside_dark[:, :-1] |= dark
+    beside_dark[:, 1:] |= dark
     # Judged against the inner lines: a thick outer border would make thin inner lines look absent.
     ref = float(np.percentile(strength, 75))
     if strength.shape[1] > 2:
@@ -867,17 +870,12 @@ def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lin
         # So would the edges of black cells, as strong as a border, beside thin grey lines: the
         # plain lines, between two light cells, are what a line looks like here, where they agree
         # with each other (the gaps in a box of text, its "cells" dark, are noise of all sizes).
-        beside_dark = np.zeros(strength.shape, bool)
-        beside_dark[:, :-1] |= dark
-        beside_dark[:, 1:] |= dark
         plain = strength[:, 1:-1][~beside_dark[:, 1:-1]]
         if plain.size >= _PLAIN_LINES:
             low, high = (float(v) for v in np.percentile(plain, (25, 75)))
             if ref > 2.5 * high and low >= _PLAIN_AGREE * high:
                 ref = high
-    shown = strength > 0.3 * max(ref, 1e-6)
-    shown[:, :-1] |= dark
-    shown[:, 1:] |= dark
+    shown = (strength > 0.3 * max(ref, 1e-6)) | beside_dark
     return shown.mean(axis=1)
 
 
