@@ -37,7 +37,7 @@ from solver.solve import solve_puzzle  # noqa: E402
 from vision.errors import GridNotFoundError  # noqa: E402
 from vision.imageio import load_image  # noqa: E402
 from synthetic.render import (  # noqa: E402
-    STYLE_FAMILIES, photograph, random_style, render_family, render_page, render_puzzle,
+    STYLE_FAMILIES, photograph, random_style, render_family, render_page, render_puzzle, use_print_fonts,
 )
 
 cv2.setNumThreads(1)
@@ -204,7 +204,14 @@ def main() -> int:
     parser.add_argument("--tiers", default="clean,photo,hard,light,page,real,reshot",
                         help="comma-separated: clean, photo, hard, light, page, turned, creased, real, reshot, "
                              "style:FAMILY, or styles (one style:FAMILY row per family)")
+    parser.add_argument("--fonts", nargs="+", type=Path, default=None, metavar="PATH",
+                        help="draw the synthetic tiers' numbers only in these TTF/OTF files or the fonts under these folders "
+                             "(fonts the glyph model never saw: e.g. Debian's fonts-roboto, fonts-lato, "
+                             "fonts-ebgaramond installed for the purpose)")
     args = parser.parse_args()
+    if args.fonts:
+        use_print_fonts(sorted(str(p) for d in args.fonts
+                               for p in ([d] if d.is_file() else [q for ext in ("*.ttf", "*.otf") for q in d.rglob(ext)])))
     tiers = [t for name in args.tiers.split(",")
              for t in ([f"style:{f}" for f in STYLE_FAMILIES] if name == "styles" else [name])]
     unknown = [t for t in tiers if t not in _SEEDED_TIERS + ("real", "reshot")

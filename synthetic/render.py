@@ -34,7 +34,7 @@ from solver.model import Cell, Clue, Puzzle
 __all__ = [
     "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_from_fill", "puzzle_values_ok", "random_style",
     "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts", "LIGHT_CONDITIONS",
-    "STYLE_FAMILIES", "style_of_family", "render_family",
+    "STYLE_FAMILIES", "style_of_family", "render_family", "use_print_fonts",
 ]
 
 log = logging.getLogger(__name__)
@@ -257,12 +257,45 @@ def puzzle_from_fill(white: np.ndarray, values: Mapping[Cell, int]) -> Puzzle:
 # Styles
 
 
+#: Print fonts drawn from instead of the usual families (:func:`use_print_fonts`).
+_PRINT_FONTS: tuple[str, ...] | None = None
+_TOO_LIGHT = ("ExtraLight", "Thin", "Hairline", "Math")
+
+
+def use_print_fonts(paths: Sequence[str] | None) -> None:
+    """Draw clue numbers and givens from ``paths`` only (None: the usual families again): a bench
+    can then measure fonts the glyph model was never trained on. Fonts too light to print digits
+    in (thin, hairline) and files that cannot be read are left out."""
+    global _PRINT_FONTS
+    fonts = None if paths is None else tuple(
+        p for p in paths if not any(k in Path(p).name for k in _TOO_LIGHT) and _draws_digits(p))
+    if fonts == ():
+        raise ValueError("none of the fonts given draws digits")
+    _PRINT_FONTS = fonts
+    available_fonts.cache_clear()
+
+
+def _draws_digits(path: str) -> bool:
+    try:
+        font = ImageFont.truetype(path, 24)
+    except OSError:
+        return False
+    shapes = set()
+    for d in "0123456789":
+        im = Image.new("L", (40, 40), 0)
+        ImageDraw.Draw(im).text((4, 4), d, font=font, fill=255)
+        if max(im.tobytes()) < 128:  # an empty box or no glyph
+            return False
+        shapes.add(im.tobytes())
+    return len(shapes) == 10  # not one fallback glyph for all
+
+
 @lru_cache(maxsize=1)
 def available_fonts() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(print fonts, pen fonts): paths of TTF/OTF files on this machine usable for digits."""
     paths = sorted(p for d in _FONT_DIRS for ext in ("*.ttf", "*.otf") for p in Path(d).rglob(ext))
-    printed = tuple(str(p) for p in paths if p.name.startswith(_FONT_PREFIXES)
-                    and "ExtraLight" not in p.name and "Math" not in p.name)
+    printed = _PRINT_FONTS or tuple(str(p) for p in paths if p.name.startswith(_FONT_PREFIXES)
+                                    and "ExtraLight" not in p.name and "Math" not in p.name)
     pen = tuple(p for p in printed if any(k in Path(p).name for k in _PEN_PREFIXES))
     pen += tuple(str(p) for p in paths if p.name.startswith("Z003"))
     if not printed:

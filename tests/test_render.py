@@ -7,8 +7,8 @@ import pytest
 
 from solver.formats import load_puzzle
 from synthetic.render import (
-    STYLE_FAMILIES, TIERS, fold_crease, make_sample, photograph, puzzle_values_ok, random_puzzle, random_style, render_family,
-    render_puzzle,
+    STYLE_FAMILIES, TIERS, available_fonts, fold_crease, make_sample, photograph, puzzle_values_ok, random_puzzle,
+    random_style, render_family, render_puzzle, use_print_fonts,
 )
 
 from conftest import SAMPLES
@@ -530,3 +530,16 @@ def test_family_samples_carry_their_truth(family):
 def test_old_tiers_carry_no_family_truth():
     sample = make_sample(0, "clean")
     assert sample.family is None and sample.entries == () and sample.answer_keys == ()
+
+
+def test_print_fonts_can_be_restricted_to_fonts_the_reader_never_saw():
+    serif = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+    try:
+        use_print_fonts([serif, str(SAMPLES / "wikipedia_8x8.png")])  # the image draws no digits: left out
+        rng = np.random.default_rng(0)
+        assert {random_style(rng).font_path for _ in range(5)} == {serif}
+        with pytest.raises(ValueError):
+            use_print_fonts([str(SAMPLES / "wikipedia_8x8.png")])
+    finally:
+        use_print_fonts(None)
+    assert len(available_fonts()[0]) > 10
