@@ -736,3 +736,15 @@ def test_blocks_of_the_clue_cells_pink_are_print_beside_a_green_cursor():
     The paper is judged on the cells of its own tint, and only cells of the clue cells' tint
     are their print. Rendered from a corpus puzzle (its transcription)."""
     assert_solved_as_transcribed(IMAGES / "app_board_pink_blocks_beside_a_green_cursor_9x9_render.jpg")
+
+
+def test_grey_tiles_each_with_a_faint_diagonal_are_print_not_white_paper_in_a_shade():
+    """An app's board of mid-grey tiles, each with a thin diagonal a shade lighter, numbers in
+    small white discs, pencil marks in the white cells: an edge in the middle of the board
+    passed for a shadow's, and the grey tiles round it (discs too small to count as
+    numbers) were taken for white paper in its shade (21 of 50 clues unreadable). A shadow's
+    edge may run along one cell's diagonal, not along most cells' of a group: such a group is
+    print. Rendered from a corpus puzzle (its transcription); lossless, as JPEG's noise hid the
+    diagonals' own weakness."""
+    assert_solved_as_transcribed(
+        IMAGES / "app_board_grey_tiles_each_with_a_faint_diagonal_beside_a_dark_edge_12x12_render.webp")

@@ -407,6 +407,12 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
         group = labels == i
         if not (group & near_edge).any():
             continue
+        # A shadow's edge may run along one cell's diagonal, not along most cells' of a group:
+        # cells that mostly carry a faint diagonal are print (an app's grey tiles, each with a
+        # thin diagonal a shade lighter than the tile).
+        lined = int(np.count_nonzero(group & (feats.diagonal >= _FAINT_DIAGONAL)))
+        if lined >= 2 and 2 * lined > np.count_nonzero(group):
+            continue
         if lit_paper is not None:
             # Paper in the shade is as dark as the edges beside it say; cells much lighter than
             # that are grey print (an app's grey tiles beside a black tile's edge taken for a
