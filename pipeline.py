@@ -36,7 +36,7 @@ from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
-from vision.read import (GridReading, complete_clue_border, look_at_grid, read_answer_key, read_numbers,
+from vision.read import (GridReading, complete_clue_border, look_at_grid, number_pad, read_answer_key, read_numbers,
                          trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
@@ -207,6 +207,9 @@ def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True
     # another grid on the image was read.
     if any(r.status != Status.unreadable for r in results):
         results = [r for r in results if r.status != Status.unreadable or r.puzzle is not None]
+        # And an unreadable box whose "clue cells" hold not one legible number: an app's button
+        # or panel, an answer grid whose digits failed, not a puzzle worth a failing exit.
+        results = [r for r in results if r.status != Status.unreadable or _legible_clues(r)]
     # So is a box whose cells could not be a Kakuro's (a block of text, a sudoku) beside a grid
     # that could, however badly that one was read.
     if any(_kakuro_layout(r) for r in results):
@@ -305,6 +308,10 @@ def _quarter_turns_matrix(shape: tuple[int, ...], k: int) -> np.ndarray:
     return m
 
 
+def _legible_clues(result: PuzzleResult) -> bool:
+    return result.reading is None or any(side.options for side in result.reading.sides)
+
+
 def _kakuro_layout(result: PuzzleResult) -> bool:
     return result.reading is not None and result.reading.doubt is None and bool(result.reading.whites)
 
@@ -343,7 +350,11 @@ def _look_at_grids(image: np.ndarray) -> list[tuple[GridGeometry, GridReading, f
     looks = []
     for geometry in geometries:
         start = time.perf_counter()
-        looks.append((geometry, look_at_grid(image, geometry), time.perf_counter() - start))
+        look = look_at_grid(image, geometry)
+        if not number_pad(look):
+            looks.append((geometry, look, time.perf_counter() - start))
+    if not looks:
+        raise GridNotFoundError()
     return looks
 
 

@@ -486,11 +486,13 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
 STYLE_FAMILIES = (
     "discs_black", "discs_grey", "diagonal_everywhere", "no_diagonal", "tinted_clues", "finished_grey",
     "typed_entries", "answer_key", "grey_no_split", "two_tone_halves", "rounded_app", "dark_mode",
-    "app_notes", "zero_cells",
+    "app_notes", "zero_cells", "phone_screen",
 )
 # Families that are a look of their own; typed_entries, answer_key and app_notes draw on one of these.
 _LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES
-                       if f not in ("typed_entries", "answer_key", "app_notes", "zero_cells"))
+                       if f not in ("typed_entries", "answer_key", "app_notes", "zero_cells", "phone_screen"))
+# The boards a phone's screenshot shows (``phone_screen``).
+_SCREEN_FAMILIES = ("rounded_app", "dark_mode", "app_notes", "typed_entries", "zero_cells")
 # Looks that appear on a printed page (an answer key is printed; an app's board is not).
 _PRINT_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("rounded_app", "dark_mode"))
 # Looks an app draws its board in (pencil marks are an app's): not a book's discs on black, not a
@@ -566,6 +568,9 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
     - ``two_tone_halves``: the across and down triangles shaded in two different colours.
     - ``rounded_app``: an app's board of rounded tiles on a grey backing, gaps for lines.
     - ``dark_mode``: light lines on a dark background, dark white cells, light numbers.
+    - ``phone_screen``: a phone's screenshot of an app (``render_family``): one of the app
+      families' boards with the screen around it, a status bar, a title and a timer above, a
+      number pad of the digits 1 to 9 and the tools' names below.
 
     Parameters
     ----------
@@ -577,6 +582,8 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
     """
     if family not in STYLE_FAMILIES:
         raise ValueError(f"family: expected one of {STYLE_FAMILIES}, got {family!r}")
+    if family == "phone_screen":
+        return style_of_family(rng, _SCREEN_FAMILIES[int(rng.integers(len(_SCREEN_FAMILIES)))], cell_px)
     if family in ("typed_entries", "answer_key", "app_notes", "zero_cells"):
         looks = {"answer_key": _PRINT_FAMILIES, "app_notes": _APP_FAMILIES,
                  "zero_cells": _APP_FAMILIES}.get(family, _LOOK_FAMILIES)
@@ -1640,6 +1647,13 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
         return image, corners, [{} for _ in puzzles], [key]
     if len(puzzles) != 1 or len(values) != 1:
         raise ValueError(f"puzzles, values: {family} draws one puzzle, got {len(puzzles)}")
+    if family == "phone_screen":
+        board = _SCREEN_FAMILIES[int(rng.integers(len(_SCREEN_FAMILIES)))]
+        image, corners, entries, _ = render_family(rng, board, puzzles, values, cell_px=cell_px)
+        image, corner = _phone_screen(rng, image, corners[0])
+        if level is not None:
+            image, corner = photograph(image, corner, rng, level)
+        return image, [corner], entries, []
     style = style_of_family(rng, family, cell_px)
     typed = family in ("typed_entries", "app_notes") or (family == "zero_cells" and rng.random() < 0.5)
     entries = _typed_entries(rng, puzzles[0], values[0]) if typed else {}
@@ -1652,6 +1666,56 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
     if level is not None:
         image, corners = photograph(image, corners, rng, level)
     return image, [corners], [entries], []
+
+
+def _phone_screen(rng: np.random.Generator, board: np.ndarray, corners: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``board`` (an app's render, its paper the app's background) inside a phone's screenshot:
+    a status bar (time, battery), a title and a level with a timer above it, a number pad of the
+    digits 1 to 9 (one row of nine, three rows of three, or rows of five and four) in buttons
+    below it, and the tools' names at the bottom. Returns the screen and the grid's corners."""
+    bh, bw = board.shape[:2]
+    bg = tuple(int(v) for v in board[1, 1])  # BGR
+    dark = sum(bg) < 3 * 128
+    fg = (235, 235, 235) if dark else (30, 30, 30)
+    button = tuple(int(np.clip(v + (40 if dark else -25), 0, 255)) for v in bg[::-1])
+    width = bw
+    unit = max(24, width // 12)  # a button's side and the text's size scale with the screen
+    sans = [p for p in _upright(available_fonts()[0]) if "Sans" in Path(p).name] or _upright(available_fonts()[0])
+    text_font = _font(sans[int(rng.integers(len(sans)))], unit // 2)
+    title_font = _font(sans[int(rng.integers(len(sans)))], unit)
+    pad_font = _font(sans[int(rng.integers(len(sans)))], int(unit * rng.uniform(0.6, 0.9)))
+    layout = str(rng.choice(["row", "square", "two_rows"]))
+    rows = {"row": [range(1, 10)], "square": [range(1, 4), range(4, 7), range(7, 10)],
+            "two_rows": [range(1, 6), range(6, 10)]}[layout]
+    key_h = int(unit * (1.4 if layout == "row" else 1.2))
+    top = int(unit * 4.5)
+    pad_top = top + bh + unit
+    height = max(int(width * rng.uniform(1.8, 2.2)), pad_top + len(rows) * (key_h + unit // 4) + 3 * unit)
+    screen = Image.new("RGB", (width, height), bg[::-1])
+    draw = ImageDraw.Draw(screen)
+    margin = unit // 2
+    draw.text((margin, unit // 4), f"{int(rng.integers(6, 23))}:{int(rng.integers(0, 60)):02d}", font=text_font,
+              fill=fg)
+    draw.rectangle((width - margin - unit * 1.5, unit // 4, width - margin, unit // 4 + unit // 2), outline=fg,
+                   width=max(1, unit // 12))
+    draw.text((margin, int(unit * 1.3)), str(rng.choice(["Kakuro", "Cross Sums", "Kakuro Classic", "Kakuro 12x12"])),
+              font=title_font, fill=fg)
+    draw.text((margin, int(unit * 2.8)), f"{rng.choice(['Easy', 'Medium', 'Hard', 'Expert'])}    "
+              f"{int(rng.integers(0, 60)):02d}:{int(rng.integers(0, 60)):02d}", font=text_font, fill=fg)
+    for i, keys in enumerate(rows):
+        n = len(keys)
+        pitch = (width - 2 * margin) / max(n, 5 if layout == "two_rows" else n)
+        for j, digit in enumerate(keys):
+            x0 = margin + j * pitch + pitch * 0.06
+            y0 = pad_top + i * (key_h + unit // 4)
+            draw.rounded_rectangle((x0, y0, x0 + pitch * 0.88, y0 + key_h), radius=unit // 4, fill=button)
+            draw.text((x0 + pitch * 0.44, y0 + key_h / 2), str(digit), font=pad_font, fill=fg, anchor="mm")
+    for i, tool in enumerate(rng.permutation(["Undo", "Erase", "Notes", "Hint"])):
+        draw.text((margin + i * (width - 2 * margin) / 4, height - int(unit * 1.5)), str(tool), font=text_font, fill=fg)
+    out = np.array(screen)[:, :, ::-1].copy()
+    out[top:top + bh, :bw] = board
+    return out, (corners + np.array([0.0, top], np.float32)).astype(np.float32)
 
 
 def make_sample(seed: int, tier: str) -> SynthSample:

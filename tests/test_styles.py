@@ -748,3 +748,27 @@ def test_grey_tiles_each_with_a_faint_diagonal_are_print_not_white_paper_in_a_sh
     diagonals' own weakness."""
     assert_solved_as_transcribed(
         IMAGES / "app_board_grey_tiles_each_with_a_faint_diagonal_beside_a_dark_edge_12x12_render.webp")
+
+
+@pytest.mark.parametrize("name", ["app_screen_number_pad_in_three_rows_beside_a_dark_board_9x9_render.webp",
+                                  "app_screen_number_pad_in_one_row_below_the_board_9x10_render.webp"])
+def test_an_apps_number_pad_is_neither_a_puzzle_nor_an_answer_key(name):
+    """A phone's screenshot of an app: the board, and below it a number pad, the digits 1 to 9 in
+    buttons. Three rows of three (dark mode) were reported as a 4x4 answer key beside the puzzle
+    solved; one button of a row of nine, its edges taken for a 3x3 lattice, as a puzzle whose
+    clues could not be read, so the command failed (exit 8) on a puzzle it had solved. The
+    digits 1 to 9 in order are a number pad, and a box whose clue cells hold no legible number
+    beside a puzzle read is no puzzle: one result, the puzzle, solved. Rendered from corpus
+    puzzles (their transcriptions)."""
+    assert_solved_as_transcribed(IMAGES / name)
+
+
+def test_a_dark_screen_past_the_boards_frame_is_no_lost_row_of_clues():
+    """A phone's screenshot of a dark app board, the selected cell's row and column tinted olive:
+    the first column's clue cells looked like paper, so the grid was taken to have lost its clue
+    row and column, and was widened by a row and a column of the dark screen past the frame (as
+    dark as blocks): every cell then read a row and a column off (22 of 22 clues unreadable). A
+    lost row of clues carries their numbers; the screen holds none. Rendered from a corpus puzzle
+    (its transcription), photographed."""
+    assert_solved_as_transcribed(
+        IMAGES / "app_screen_dark_board_framed_on_a_dark_screen_no_clue_row_past_the_frame_9x9_render.jpg")

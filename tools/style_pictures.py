@@ -34,7 +34,8 @@ def main() -> int:
         pts = np.vstack([corners[0]] + list(keys))
         x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 6
         x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 6
-        crop = image[max(y0, 0):y1, max(x0, 0):x1]
+        # A phone's screen is shown whole: what surrounds the board is the style.
+        crop = image if family == "phone_screen" else image[max(y0, 0):y1, max(x0, 0):x1]
         scale = 240 / max(crop.shape[:2])
         small = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         cv2.imwrite(str(OUT / f"{family}.png"), small, [cv2.IMWRITE_PNG_COMPRESSION, 9])

@@ -429,6 +429,32 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
     return digits if _obeys_runs(whites, digits) else None
 
 
+#: Most cells a number pad's lattice holds (nine keys, a border or a spare key or two), and how
+#: many of its nine digits must be read in their place.
+_PAD_CELLS = 20
+_PAD_IN_ORDER = 7
+
+
+def number_pad(look: GridReading) -> bool:
+    """Whether a grid looked at is an app's number pad: a few cells holding the digits 1 to 9 in
+    reading order, one in each (three rows of three, a row of nine, rows of five and four).
+
+    A screenshot shows the board and, below it, buttons for the digits; the buttons' edges make
+    a lattice, and their digits pass for clues or for an answer key's (1 to 9 keeps the rules).
+    """
+    if look.n_rows * look.n_cols > _PAD_CELLS or look.rectified is None or look.rectified_lattice is None:
+        return False
+    cells = [(r, c) for r in range(look.n_rows) for c in range(look.n_cols)]
+    reads = read_given_digits([_cell_crop(look.rectified, look.rectified_lattice, *cell) for cell in cells])
+    digits = [read.value for read in reads if read.value is not None]
+    # A key or two may be misread (a large "7" taken for a "1"); a Kakuro's cells in that order
+    # by chance are no likelier.
+    if len(digits) != 9 or sum(d == k for k, d in enumerate(digits, 1)) < _PAD_IN_ORDER:
+        return False
+    log.info("grid %dx%d: the digits 1 to 9 in order; a number pad, not a puzzle", look.n_rows, look.n_cols)
+    return True
+
+
 def _legible(sides: Sequence[SideReading]) -> int:
     """How many of ``sides`` hold a number read more surely than not."""
     return sum(1 for side in sides if side.options and side.options[0][1] >= 0.5)
@@ -551,9 +577,32 @@ def complete_clue_border(image: np.ndarray, geometry: GridGeometry, reading: Gri
     clearer = all(new == 0 or (new < old and new <= _LOST_BORDER_WHITE * length)
                   for new, old, length in ((new_top, top, look.n_cols), (new_left, left, look.n_rows)))
     if look.doubt is None and len(look.whites) > len(reading.whites) and clearer and look.clue_cells:
+        if not _numbered_border(look, top > 0, left > 0):
+            # A lost row of clues carries their numbers; an app's dark background past its frame
+            # looks like a row of blocks but holds none.
+            log.info("grid not widened: the row or column added holds no numbers for its runs")
+            return geometry, reading
         log.info("grid widened by %d row(s) and %d column(s) of clue cells at its start", top > 0, left > 0)
         return wider, look
     return geometry, reading
+
+
+#: Ink pixels (of a 96x96 half) that make a number in a clue triangle, and the share of an added
+#: border's needed triangles that must hold one.
+_NUMBER_INK_PX = 40
+_NUMBERED_BORDER = 0.5
+
+
+def _numbered_border(look: GridReading, top: bool, left: bool) -> bool:
+    """Whether the clue triangles of ``look``'s first row (``top``) and first column (``left``)
+    that head a run hold ink, for the most part."""
+    needed = [((0, c), 0) for c in range(look.n_cols) if top and (1, c) in look.whites]
+    needed += [((r, 0), 1) for r in range(look.n_rows) if left and (r, 1) in look.whites]
+    if not needed or look.rectified is None or look.rectified_lattice is None:
+        return True
+    inked = sum(np.count_nonzero(split_clue_cell(_cell_crop(look.rectified, look.rectified_lattice, *cell))[half])
+                >= _NUMBER_INK_PX for cell, half in needed)
+    return inked >= _NUMBERED_BORDER * len(needed)
 
 
 #: Share of an added border's cells that may look white (light grey blocks) in complete_clue_border.
