@@ -310,3 +310,11 @@ def test_the_same_outline_counted_a_row_more_is_no_continuation_of_the_grid():
     truth = read_tokens(IMAGES / f"{name}.txt")
     shapes = [g.shape for g in locate_puzzles(load_image(IMAGES / f"{name}.jpg"))]
     assert shapes == [(len(truth), len(truth[0]))]
+
+
+def test_a_printed_first_column_of_blocks_only_is_kept():
+    """One published puzzle of the corpus has a first column of blocks only. Inside the grid's
+    frame, with the page's paper past it, it is printed, not the dark desk or screen beside a
+    grid (which is trimmed): read exactly, 8x12. Rendered from that corpus puzzle (its
+    transcription), photographed."""
+    assert_solved_as_transcribed(IMAGES / "photo_printed_first_column_of_blocks_only_8x12_render.jpg")

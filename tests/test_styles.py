@@ -772,3 +772,12 @@ def test_a_dark_screen_past_the_boards_frame_is_no_lost_row_of_clues():
     (its transcription), photographed."""
     assert_solved_as_transcribed(
         IMAGES / "app_screen_dark_board_framed_on_a_dark_screen_no_clue_row_past_the_frame_9x9_render.jpg")
+
+
+def test_a_first_column_of_blocks_only_is_the_screen_past_the_board():
+    """A phone's screenshot of a dark app board (typed entries): the dark paper left of the board
+    was read as one more column of cells, all blocks, and the puzzle was solved as 12x14 with an
+    empty first column (its text and JSON a column off the board). A first column (row) holds the
+    clues; one of blocks only is the page past the grid, trimmed where the look without it keeps
+    its first column free of white cells. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_screen_dark_paper_past_the_first_column_read_as_blocks_12x13_render.webp")

@@ -487,7 +487,7 @@ _MARGIN_SHARE = 0.75
 
 def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading
                      ) -> tuple[GridGeometry, GridReading]:
-    """Drop a row or column at the grid's edge in which every cell looks like white paper, a last
+    """Drop a row or column at the grid's edge in which every cell looks like white paper, a first or last
     one of blocks only, or the rows or columns up to one near the edge with a run longer than
     nine (:func:`_overrun`).
 
@@ -507,8 +507,14 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # white (its first cell too, which no white cell can be) is margin whatever the reading.
     # A last row or column of blocks only holds no run and no clue: a dark page or desk beside
     # the grid taken for one more row of cells (no puzzle in the corpus ends with one).
+    # So does a first one: a clue row or column holds clues (an app's dark screen past the
+    # board's frame taken for a column of blocks); trimmed, the look must keep its first ones
+    # free of white cells, which a misread column of clue cells would not.
     blocks = classes.kinds == "black"
-    edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE), "left": int(looked[:, 0].mean() >= _MARGIN_SHARE),
+    edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE
+                        or (blocks[0, :].all() and not _paper_past(image, reading, "top"))),
+             "left": int(looked[:, 0].mean() >= _MARGIN_SHARE
+                         or (blocks[:, 0].all() and not _paper_past(image, reading, "left"))),
              "bottom": int(white[-1, :].all() or blocks[-1, :].all()),
              "right": int(white[:, -1].all() or blocks[:, -1].all())}
     for side, depth in _overrun(white).items():
@@ -522,6 +528,36 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
         log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
         return trimmed, look
     return geometry, reading
+
+
+def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
+    """Whether the image half a cell to a cell past the grid's ``side`` ("top" or "left") is
+    nearer the white cells' paper in tone than the blocks': then a first row or column of blocks
+    only lies inside the printed grid (one published puzzle in the corpus has one), not on the
+    dark desk or screen past it. Past the image's edge it is not."""
+    kinds, lat = reading.classes.kinds, reading.rectified_lattice
+    if reading.rectified is None or lat is None or not (kinds == "white").any():
+        return False
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    rows, cols = np.asarray(reading.lattice.row_edges), np.asarray(reading.lattice.col_edges)
+    cell = float(np.mean(np.diff(cols)))
+    out = np.linspace(0.5, 1.0, 6)
+    if side == "left":
+        points = [(cols[0] - k * cell, y) for k in out for y in (rows[:-1] + rows[1:]) / 2]
+    else:
+        points = [(x, rows[0] - k * cell) for k in out for x in (cols[:-1] + cols[1:]) / 2]
+    src = cv2.perspectiveTransform(np.array(points, np.float32).reshape(-1, 1, 2), np.linalg.inv(reading.H))
+    src = src.reshape(-1, 2)
+    inside = (src[:, 0] >= 0) & (src[:, 0] < gray.shape[1] - 1) & (src[:, 1] >= 0) & (src[:, 1] < gray.shape[0] - 1)
+    if inside.mean() < 0.5:
+        return False
+    past = float(np.median(gray[src[inside, 1].astype(int), src[inside, 0].astype(int)]))
+    rectified = cv2.cvtColor(reading.rectified, cv2.COLOR_BGR2GRAY) if reading.rectified.ndim == 3 else reading.rectified
+
+    def tone(kind: str) -> float:
+        return float(np.median([np.median(_cell_crop(rectified, lat, r, c)) for r, c in zip(*np.nonzero(kinds == kind))]))
+
+    return abs(past - tone("white")) < abs(past - tone("black"))
 
 
 #: Rows or columns at the grid's edge in which a run longer than a Kakuro's says the lattice ran on
