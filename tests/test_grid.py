@@ -312,9 +312,34 @@ def test_the_same_outline_counted_a_row_more_is_no_continuation_of_the_grid():
     assert shapes == [(len(truth), len(truth[0]))]
 
 
-def test_a_printed_first_column_of_blocks_only_is_kept():
-    """One published puzzle of the corpus has a first column of blocks only. Inside the grid's
-    frame, with the page's paper past it, it is printed, not the dark desk or screen beside a
-    grid (which is trimmed): read exactly, 8x12. Rendered from that corpus puzzle (its
-    transcription), photographed."""
-    assert_solved_as_transcribed(IMAGES / "photo_printed_first_column_of_blocks_only_8x12_render.jpg")
+@pytest.mark.parametrize("name", [
+    "photo_printed_first_column_of_blocks_only_8x12_render.jpg",  # lines part its cells, paper past it
+    "scan_first_column_of_merged_black_blocks_paper_past_the_frame_8x12_render.jpg",  # paper past it
+])
+def test_a_printed_first_column_of_blocks_only_is_kept(name):
+    """One published puzzle of the corpus has a first column of blocks only. Printed, lines part
+    its cells or the page's paper lies past it; a dark desk or screen read as one more column of
+    cells beside a grid (which is trimmed) shows neither: read exactly, 8x12. Rendered from that
+    corpus puzzle (its transcription): photographed; black blocks merged into one, on a page."""
+    assert_solved_as_transcribed(IMAGES / name)
+
+
+def test_what_says_a_first_column_of_blocks_is_printed():
+    """The two witnesses of a printed first column of blocks, on looks of three images: lines
+    parting its cells (printed blocks with lines between them), paper past it (merged black
+    blocks inside a frame on a page), neither (an app's dark screen left of its board, read as
+    one more column of cells)."""
+    from pipeline import _look_at_grids
+    from vision.read import _lines_part, _paper_past
+
+    def first_look(name):
+        image = load_image(IMAGES / name)
+        looks = [look for _, look, _ in _look_at_grids(image) if (look.classes.kinds[:, 0] == "black").all()]
+        return image, looks[0]
+
+    image, look = first_look("photo_printed_first_column_of_blocks_only_8x12_render.jpg")
+    assert _lines_part(look, "left")
+    image, look = first_look("scan_first_column_of_merged_black_blocks_paper_past_the_frame_8x12_render.jpg")
+    assert not _lines_part(look, "left") and _paper_past(image, look, "left")
+    image, look = first_look("app_screen_dark_paper_past_the_first_column_read_as_blocks_12x13_render.webp")
+    assert not _lines_part(look, "left") and not _paper_past(image, look, "left")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline import solve_image
+from pipeline import Status, solve_image
 from solver.formats import grid_tokens, load_puzzle, parse_solution_grid
 from solver.solve import solve_puzzle
 from vision.imageio import load_image
@@ -781,3 +781,13 @@ def test_a_first_column_of_blocks_only_is_the_screen_past_the_board():
     clues; one of blocks only is the page past the grid, trimmed where the look without it keeps
     its first column free of white cells. Rendered from a corpus puzzle (its transcription)."""
     assert_solved_as_transcribed(IMAGES / "app_screen_dark_paper_past_the_first_column_read_as_blocks_12x13_render.webp")
+
+
+def test_clue_numbers_in_cells_misjudged_white_make_no_answer_key():
+    """A phone's screenshot of a dark board, misjudged as a grid with a diagonal in every cell:
+    the six cells taken for white held clue numbers, read as digits, and the puzzle was reported
+    as a 7x7 answer key (exit 0, "not a puzzle"). Their layout, runs of one cell, is no Kakuro's:
+    no answer key, and the board is said to be unreadable rather than passed over. The render
+    holds a puzzle (its transcription), not an answer key."""
+    results = solve_image(load_image(IMAGES / "app_screen_dark_board_misread_as_a_diagonal_in_every_cell_7x7_render.jpg"))
+    assert results and all(r.status != Status.answer_key for r in results)

@@ -415,6 +415,10 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
         whites |= {(int(r), int(c)) for r, c in zip(*np.nonzero(reading.classes.looked_white))}
     if len(whites) > (1 - _KEY_BLACK_SHARE) * reading.n_rows * reading.n_cols:
         return None  # a Sudoku's solution (every cell a digit), not a Kakuro's
+    if layout_doubt(frozenset(whites), reading.n_rows, reading.n_cols) is not None:
+        # Not a Kakuro's layout (runs of one cell): clue numbers in cells misjudged white, read
+        # as digits, make no answer key.
+        return None
     digits: dict[Cell, int] = {}
     allowed_empty = int((1 - _KEY_FILLED) * len(whites))
     cells = sorted(whites)
@@ -512,9 +516,9 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # free of white cells, which a misread column of clue cells would not.
     blocks = classes.kinds == "black"
     edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE
-                        or (blocks[0, :].all() and not _paper_past(image, reading, "top"))),
+                        or (blocks[0, :].all() and not _printed(image, reading, "top"))),
              "left": int(looked[:, 0].mean() >= _MARGIN_SHARE
-                         or (blocks[:, 0].all() and not _paper_past(image, reading, "left"))),
+                         or (blocks[:, 0].all() and not _printed(image, reading, "left"))),
              "bottom": int(white[-1, :].all() or blocks[-1, :].all()),
              "right": int(white[:, -1].all() or blocks[:, -1].all())}
     for side, depth in _overrun(white).items():
@@ -530,18 +534,55 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     return geometry, reading
 
 
+def _printed(image: np.ndarray, reading: GridReading, side: str) -> bool:
+    """Whether the first row or column (``side``, "top" or "left") of a grid's blocks is printed:
+    lines part its cells, or the page's paper lies past it (:func:`_paper_past`). The one
+    published puzzle of the corpus with a first column of blocks only shows both; a dark screen
+    or desk read as one more column of cells shows neither."""
+    return _lines_part(reading, side) or _paper_past(image, reading, side)
+
+
+#: Grey levels by which the lines parting a row's or column's cells stand out (0-2 on a dark
+#: screen read as cells; over 100 on printed blocks, tiles on an app's backing included).
+_PARTING_LINE = 20.0
+
+
+def _lines_part(reading: GridReading, side: str) -> bool:
+    """Whether lines part the cells of the grid's first row or column (``side``): the median
+    over its cell boundaries of the most a line three pixels wide stands out from the cells'
+    middles on either side."""
+    lat = reading.rectified_lattice
+    if reading.rectified is None or lat is None:
+        return False
+    gray = reading.rectified if reading.rectified.ndim == 2 else cv2.cvtColor(reading.rectified, cv2.COLOR_BGR2GRAY)
+    gray = gray.astype(np.float32)
+    if side == "top":  # the same measure, rows and columns swapped
+        gray, across, along = gray.T, lat.row_edges, lat.col_edges
+    else:
+        across, along = lat.col_edges, lat.row_edges
+    lo, hi = int(across[0]), int(across[1])
+    band = slice(lo + (hi - lo) // 4, hi - (hi - lo) // 4)
+    steps = []
+    for k in range(1, len(along) - 1):
+        y = int(round(along[k]))
+        line = gray[y - 1:y + 2, band].mean(axis=1)
+        middles = np.r_[gray[int(along[k - 1] + along[k]) // 2, band], gray[int(along[k] + along[k + 1]) // 2, band]]
+        steps.append(float(np.max(np.abs(line - np.median(middles)))))
+    return bool(steps) and float(np.median(steps)) >= _PARTING_LINE
+
+
 def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
     """Whether the image half a cell to a cell past the grid's ``side`` ("top" or "left") is
     nearer the white cells' paper in tone than the blocks': then a first row or column of blocks
-    only lies inside the printed grid (one published puzzle in the corpus has one), not on the
-    dark desk or screen past it. Past the image's edge it is not."""
+    only lies inside the printed grid, not on the dark desk or screen past it. Past the image's
+    edge it is not."""
     kinds, lat = reading.classes.kinds, reading.rectified_lattice
     if reading.rectified is None or lat is None or not (kinds == "white").any():
         return False
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     rows, cols = np.asarray(reading.lattice.row_edges), np.asarray(reading.lattice.col_edges)
     cell = float(np.mean(np.diff(cols)))
-    out = np.linspace(0.5, 1.0, 6)
+    out = np.linspace(0.25, 0.6, 6)
     if side == "left":
         points = [(cols[0] - k * cell, y) for k in out for y in (rows[:-1] + rows[1:]) / 2]
     else:
