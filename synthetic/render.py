@@ -34,7 +34,7 @@ from solver.model import Cell, Clue, Puzzle
 __all__ = [
     "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_from_fill", "puzzle_values_ok", "random_style",
     "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts", "LIGHT_CONDITIONS",
-    "STYLE_FAMILIES", "style_of_family", "render_family", "use_print_fonts",
+    "STYLE_FAMILIES", "style_of_family", "render_family", "use_print_fonts", "draws_digits",
 ]
 
 log = logging.getLogger(__name__)
@@ -268,26 +268,28 @@ def use_print_fonts(paths: Sequence[str] | None) -> None:
     in (thin, hairline) and files that cannot be read are left out."""
     global _PRINT_FONTS
     fonts = None if paths is None else tuple(
-        p for p in paths if not any(k in Path(p).name for k in _TOO_LIGHT) and _draws_digits(p))
+        p for p in paths if not any(k in Path(p).name for k in _TOO_LIGHT) and draws_digits(p))
     if fonts == ():
         raise ValueError("none of the fonts given draws digits")
     _PRINT_FONTS = fonts
     available_fonts.cache_clear()
 
 
-def _draws_digits(path: str) -> bool:
+def draws_digits(font_path: str) -> bool:
+    """The font draws ten distinct digits (not empty boxes or one fallback glyph)."""
     try:
-        font = ImageFont.truetype(path, 24)
+        font = ImageFont.truetype(font_path, 24)
     except OSError:
         return False
     shapes = set()
     for d in "0123456789":
         im = Image.new("L", (40, 40), 0)
         ImageDraw.Draw(im).text((4, 4), d, font=font, fill=255)
-        if max(im.tobytes()) < 128:  # an empty box or no glyph
+        a = np.asarray(im) > 127
+        if not a.any():
             return False
-        shapes.add(im.tobytes())
-    return len(shapes) == 10  # not one fallback glyph for all
+        shapes.add(a.tobytes())
+    return len(shapes) == 10
 
 
 @lru_cache(maxsize=1)

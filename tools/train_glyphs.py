@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from synthetic.render import draws_digits  # noqa: E402
 from vision.glyphs import N_CLASSES, REJECT, GlyphClassifier, glyph_inputs  # noqa: E402
 
 FONT_GLOBS = [
@@ -55,24 +56,7 @@ def _all_font_files() -> list[str]:
     files: list[str] = []
     for pattern in FONT_GLOBS:
         files.extend(sorted(glob.glob(pattern, recursive=True)))
-    return [f for f in files if _has_digits(f)]
-
-
-def _has_digits(font_path: str) -> bool:
-    """The font draws ten distinct digits (not empty boxes or one fallback glyph)."""
-    try:
-        font = ImageFont.truetype(font_path, 24)
-    except OSError:
-        return False
-    shapes = set()
-    for d in "0123456789":
-        im = Image.new("L", (40, 40), 0)
-        ImageDraw.Draw(im).text((4, 4), d, font=font, fill=255)
-        a = np.asarray(im) > 127
-        if not a.any():
-            return False
-        shapes.add(a.tobytes())
-    return len(shapes) == 10
+    return [f for f in files if draws_digits(f)]
 
 
 def holdout_fonts() -> list[str]:
