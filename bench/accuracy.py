@@ -205,13 +205,12 @@ def main() -> int:
                         help="comma-separated: clean, photo, hard, light, page, turned, creased, real, reshot, "
                              "style:FAMILY, or styles (one style:FAMILY row per family)")
     parser.add_argument("--fonts", nargs="+", type=Path, default=None, metavar="PATH",
-                        help="draw the synthetic tiers' numbers only in these TTF/OTF files or the fonts under these folders "
-                             "(fonts the glyph model never saw: e.g. Debian's fonts-roboto, fonts-lato, "
-                             "fonts-ebgaramond installed for the purpose)")
+                        help="draw the synthetic tiers' numbers only in these TTF/OTF files or the fonts under "
+                             "these folders (fonts the glyph model never saw, installed for the purpose)")
     args = parser.parse_args()
     if args.fonts:
-        use_print_fonts(sorted(str(p) for d in args.fonts
-                               for p in ([d] if d.is_file() else [q for ext in ("*.ttf", "*.otf") for q in d.rglob(ext)])))
+        files = [[d] if d.is_file() else [f for ext in ("*.ttf", "*.otf") for f in d.rglob(ext)] for d in args.fonts]
+        use_print_fonts(sorted(str(f) for group in files for f in group))
     tiers = [t for name in args.tiers.split(",")
              for t in ([f"style:{f}" for f in STYLE_FAMILIES] if name == "styles" else [name])]
     unknown = [t for t in tiers if t not in _SEEDED_TIERS + ("real", "reshot")

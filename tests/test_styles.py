@@ -778,9 +778,11 @@ def test_a_first_column_of_blocks_only_is_the_screen_past_the_board():
     """A phone's screenshot of a dark app board (typed entries): the dark paper left of the board
     was read as one more column of cells, all blocks, and the puzzle was solved as 12x14 with an
     empty first column (its text and JSON a column off the board). A first column (row) holds the
-    clues; one of blocks only is the page past the grid, trimmed where the look without it keeps
-    its first column free of white cells. Rendered from a corpus puzzle (its transcription)."""
-    assert_solved_as_transcribed(IMAGES / "app_screen_dark_paper_past_the_first_column_read_as_blocks_12x13_render.webp")
+    clues; one of blocks only, no line parting its cells and no paper past it, is the page past
+    the grid, trimmed where the look without it keeps its first column free of white cells.
+    Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(
+        IMAGES / "app_screen_dark_paper_past_the_first_column_read_as_blocks_12x13_render.webp")
 
 
 def test_clue_numbers_in_cells_misjudged_white_make_no_answer_key():
@@ -789,5 +791,6 @@ def test_clue_numbers_in_cells_misjudged_white_make_no_answer_key():
     as a 7x7 answer key (exit 0, "not a puzzle"). Their layout, runs of one cell, is no Kakuro's:
     no answer key, and the board is said to be unreadable rather than passed over. The render
     holds a puzzle (its transcription), not an answer key."""
-    results = solve_image(load_image(IMAGES / "app_screen_dark_board_misread_as_a_diagonal_in_every_cell_7x7_render.jpg"))
+    image = load_image(IMAGES / "app_screen_dark_board_misread_as_a_diagonal_in_every_cell_7x7_render.jpg")
+    results = solve_image(image)
     assert results and all(r.status != Status.answer_key for r in results)

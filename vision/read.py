@@ -491,9 +491,9 @@ _MARGIN_SHARE = 0.75
 
 def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading
                      ) -> tuple[GridGeometry, GridReading]:
-    """Drop a row or column at the grid's edge in which every cell looks like white paper, a first or last
-    one of blocks only, or the rows or columns up to one near the edge with a run longer than
-    nine (:func:`_overrun`).
+    """Drop a row or column at the grid's edge in which every cell looks like white paper, a last
+    one of blocks only (a first one too where nothing says it is printed), or the rows or
+    columns up to one near the edge with a run longer than nine (:func:`_overrun`).
 
     A grid printed with a paper margin, photographed on a desk as dark as its blocks, shows the
     margin as one more row or column of cells between two dark edges. No Kakuro has such a row
@@ -511,9 +511,10 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # white (its first cell too, which no white cell can be) is margin whatever the reading.
     # A last row or column of blocks only holds no run and no clue: a dark page or desk beside
     # the grid taken for one more row of cells (no puzzle in the corpus ends with one).
-    # So does a first one: a clue row or column holds clues (an app's dark screen past the
-    # board's frame taken for a column of blocks); trimmed, the look must keep its first ones
-    # free of white cells, which a misread column of clue cells would not.
+    # So does a first one that shows no sign of print (an app's dark screen past the board's
+    # frame taken for a column of blocks; one corpus puzzle prints such a column, see
+    # _printed); trimmed, the look must keep its first ones free of white cells, which a
+    # misread column of clue cells would not.
     blocks = classes.kinds == "black"
     edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE
                         or (blocks[0, :].all() and not _printed(image, reading, "top"))),
@@ -542,8 +543,9 @@ def _printed(image: np.ndarray, reading: GridReading, side: str) -> bool:
     return _lines_part(reading, side) or _paper_past(image, reading, side)
 
 
-#: Grey levels by which the lines parting a row's or column's cells stand out (0-2 on a dark
-#: screen read as cells; over 100 on printed blocks, tiles on an app's backing included).
+#: Grey levels by which the lines parting a row's or column's cells stand out: 0-2 on a dark
+#: screen read as cells, 120-190 between printed blocks parted by light lines (dark lines on
+#: black blocks can stand out by less than 10: then only paper past the frame tells).
 _PARTING_LINE = 20.0
 
 
@@ -572,8 +574,8 @@ def _lines_part(reading: GridReading, side: str) -> bool:
 
 
 def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
-    """Whether the image half a cell to a cell past the grid's ``side`` ("top" or "left") is
-    nearer the white cells' paper in tone than the blocks': then a first row or column of blocks
+    """Whether the image a quarter to over half a cell past the grid's ``side`` ("top" or "left")
+    is nearer the white cells' paper in tone than the blocks': then a first row or column of blocks
     only lies inside the printed grid, not on the dark desk or screen past it. Past the image's
     edge it is not."""
     kinds, lat = reading.classes.kinds, reading.rectified_lattice
@@ -593,10 +595,12 @@ def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
     if inside.mean() < 0.5:
         return False
     past = float(np.median(gray[src[inside, 1].astype(int), src[inside, 0].astype(int)]))
-    rectified = cv2.cvtColor(reading.rectified, cv2.COLOR_BGR2GRAY) if reading.rectified.ndim == 3 else reading.rectified
+    rectified = reading.rectified
+    rectified = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY) if rectified.ndim == 3 else rectified
 
     def tone(kind: str) -> float:
-        return float(np.median([np.median(_cell_crop(rectified, lat, r, c)) for r, c in zip(*np.nonzero(kinds == kind))]))
+        cells = zip(*np.nonzero(kinds == kind))
+        return float(np.median([np.median(_cell_crop(rectified, lat, r, c)) for r, c in cells]))
 
     return abs(past - tone("white")) < abs(past - tone("black"))
 
