@@ -794,3 +794,23 @@ def test_clue_numbers_in_cells_misjudged_white_make_no_answer_key():
     image = load_image(IMAGES / "app_screen_dark_board_misread_as_a_diagonal_in_every_cell_7x7_render.jpg")
     results = solve_image(image)
     assert results and all(r.status != Status.answer_key for r in results)
+
+
+def test_a_lone_selected_cell_tinted_unlike_the_print_is_white():
+    """A dark app board mid-game whose row and column tint is too near its cells' own grey to
+    see: only the selected cell shows, blue, holding a typed 8. One tinted cell was not taken for
+    a selection (three were needed, a row and a column), so it stood as a clue cell and its 8 as
+    a clue. A lone cell tinted unlike any print, lighter than it, whose being white leaves fewer
+    runs of one cell, is the selection. Every cell's kind as transcribed (the board's light
+    digits, haloed, are not all read right: the puzzle itself stays unreadable)."""
+    from vision.grid import locate_puzzles
+    from vision.read import look_at_grid
+
+    from test_cells import transcribed_kinds
+
+    name = "app_board_dark_a_lone_selected_cell_tinted_blue_12x12_render"
+    truth = transcribed_kinds(name)
+    image = load_image(IMAGES / f"{name}.jpg")
+    geometry = next(g for g in locate_puzzles(image) if g.shape == truth.shape)
+    kinds = look_at_grid(image, geometry).classes.kinds
+    assert [(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(kinds != truth))] == []

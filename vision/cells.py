@@ -304,6 +304,13 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     else:
         unlike = feats.colour - colour > _UNLIKE_COLOUR
     tinted = non_white & unlike & light & ~_first_row_and_column(non_white.shape)
+    if np.count_nonzero(tinted) == 1:
+        # The selected cell alone: a dark theme's tint of its row and column is too near its
+        # cells' own to tell. The layout decides, as below.
+        white = ~non_white
+        if not _plausible_layout(white | tinted) or _single_runs(white | tinted) >= _single_runs(white):
+            return none
+        return tinted
     if np.count_nonzero(tinted) < 3:
         return none
     row, col = _cross(tinted)

@@ -574,17 +574,17 @@ def _lines_part(reading: GridReading, side: str) -> bool:
 
 
 def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
-    """Whether the image a quarter to over half a cell past the grid's ``side`` ("top" or "left")
-    is nearer the white cells' paper in tone than the blocks': then a first row or column of blocks
-    only lies inside the printed grid, not on the dark desk or screen past it. Past the image's
-    edge it is not."""
+    """Whether the image a tenth to half a cell past the grid's ``side`` ("top" or "left") is
+    nearer the white cells' paper in tone than the blocks' (a scan may keep a margin of a fifth
+    of a cell): then a first row or column of blocks only lies inside the printed grid, not on
+    the dark desk or screen past it. Past the image's edge it is not."""
     kinds, lat = reading.classes.kinds, reading.rectified_lattice
     if reading.rectified is None or lat is None or not (kinds == "white").any():
         return False
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     rows, cols = np.asarray(reading.lattice.row_edges), np.asarray(reading.lattice.col_edges)
     cell = float(np.mean(np.diff(cols)))
-    out = np.linspace(0.25, 0.6, 6)
+    out = np.linspace(0.1, 0.5, 6)
     if side == "left":
         points = [(cols[0] - k * cell, y) for k in out for y in (rows[:-1] + rows[1:]) / 2]
     else:
