@@ -139,17 +139,22 @@ def test_a_grid_line_left_along_a_cells_border_is_not_a_number_where_every_cell_
     the last column's cells, broken by gaps into pieces as tall as a number: nine white cells
     were taken for clues. A hairline against the border is a line. Every cell's kind as
     transcribed (its numbers, a few pixels tall, are not all legible)."""
+    assert _cells_unlike_transcription("diagonal_everywhere_grid_line_left_in_the_last_column_15x13_render.jpg") == []
+
+
+def _cells_unlike_transcription(filename: str) -> list[tuple[int, int]]:
+    """The cells (1-based) of the image's grid of the transcription's shape whose kind, as looked
+    at, is not the transcription's."""
     from vision.grid import locate_puzzles
     from vision.read import look_at_grid
 
     from test_cells import transcribed_kinds
 
-    name = "diagonal_everywhere_grid_line_left_in_the_last_column_15x13_render"
-    truth = transcribed_kinds(name)
-    image = load_image(IMAGES / f"{name}.jpg")
+    truth = transcribed_kinds(filename.rsplit(".", 1)[0])
+    image = load_image(IMAGES / filename)
     geometry = next(g for g in locate_puzzles(image) if g.shape == truth.shape)
     kinds = look_at_grid(image, geometry).classes.kinds
-    assert [(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(kinds != truth))] == []
+    return [(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(kinds != truth))]
 
 
 def test_white_cells_in_light_falling_off_to_a_corner_are_white():
@@ -803,14 +808,4 @@ def test_a_lone_selected_cell_tinted_unlike_the_print_is_white():
     a clue. A lone cell tinted unlike any print, lighter than it, whose being white leaves fewer
     runs of one cell, is the selection. Every cell's kind as transcribed (the board's light
     digits, haloed, are not all read right: the puzzle itself stays unreadable)."""
-    from vision.grid import locate_puzzles
-    from vision.read import look_at_grid
-
-    from test_cells import transcribed_kinds
-
-    name = "app_board_dark_a_lone_selected_cell_tinted_blue_12x12_render"
-    truth = transcribed_kinds(name)
-    image = load_image(IMAGES / f"{name}.jpg")
-    geometry = next(g for g in locate_puzzles(image) if g.shape == truth.shape)
-    kinds = look_at_grid(image, geometry).classes.kinds
-    assert [(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(kinds != truth))] == []
+    assert _cells_unlike_transcription("app_board_dark_a_lone_selected_cell_tinted_blue_12x12_render.jpg") == []
