@@ -304,15 +304,25 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
     else:
         unlike = feats.colour - colour > _UNLIKE_COLOUR
     tinted = non_white & unlike & light & ~_first_row_and_column(non_white.shape)
-    if np.count_nonzero(tinted) == 1:
-        # The selected cell alone: a dark theme's tint of its row and column is too near its
-        # cells' own to tell. The layout decides, as below.
-        white = ~non_white
-        if not _plausible_layout(white | tinted) or _single_runs(white | tinted) >= _single_runs(white):
+    # One cell alone is the selected cell, where a dark theme's tint of its row and column is too
+    # near its cells' own to tell; the layout decides, as for a row and a column.
+    if np.count_nonzero(tinted) != 1:
+        tinted = _tinted_cross(tinted, feats, non_white & unlike)
+        if tinted is None:
             return none
-        return tinted
-    if np.count_nonzero(tinted) < 3:
+    white = ~non_white
+    # Taken for white, the tinted cells must leave a Kakuro's layout, with fewer runs of one
+    # cell than before (a lost row or column at the border leaves a single cell in each run).
+    if not _plausible_layout(white | tinted) or _single_runs(white | tinted) >= _single_runs(white):
         return none
+    return tinted
+
+
+def _tinted_cross(tinted: np.ndarray, feats: CellFeatures, selectable: np.ndarray) -> np.ndarray | None:
+    """The cells of ``tinted`` (three or more) that make one row and one column of one tint, with
+    the cell where they cross where it is ``selectable``; None where they do not."""
+    if np.count_nonzero(tinted) < 3:
+        return None
     row, col = _cross(tinted)
     if feats.tint is not None:
         # A cursor tints in one colour: cells of other tints (a clue cell's pastel halves) are
@@ -320,20 +330,15 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
         cross = np.zeros_like(tinted)
         cross[row, :] = cross[:, col] = True
         cursor_tint = np.median(feats.tint[tinted & cross], axis=0)
-        tinted &= _colour_apart(feats.tint, cursor_tint) <= _UNLIKE_COLOUR
+        tinted = tinted & (_colour_apart(feats.tint, cursor_tint) <= _UNLIKE_COLOUR)
         if np.count_nonzero(tinted) < 3:
-            return none
+            return None
         row, col = _cross(tinted)
     rows, cols = np.nonzero(tinted)
     if not np.all((rows == row) | (cols == col)):
-        return none
+        return None
     # The cell where they cross is the one selected: often tinted deeper, and holding an entry.
-    tinted[row, col] |= bool(non_white[row, col] and unlike[row, col])
-    white = ~non_white
-    # Taken for white, the tinted cells must leave a Kakuro's layout, with fewer runs of one
-    # cell than before (a lost row or column at the border leaves a single cell in each run).
-    if not _plausible_layout(white | tinted) or _single_runs(white | tinted) >= _single_runs(white):
-        return none
+    tinted[row, col] |= bool(selectable[row, col])
     return tinted
 
 

@@ -581,7 +581,6 @@ def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
     kinds, lat = reading.classes.kinds, reading.rectified_lattice
     if reading.rectified is None or lat is None or not (kinds == "white").any():
         return False
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     rows, cols = np.asarray(reading.lattice.row_edges), np.asarray(reading.lattice.col_edges)
     cell = float(np.mean(np.diff(cols)))
     out = np.linspace(0.1, 0.5, 6)
@@ -591,10 +590,15 @@ def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
         points = [(x, rows[0] - k * cell) for k in out for x in (cols[:-1] + cols[1:]) / 2]
     src = cv2.perspectiveTransform(np.array(points, np.float32).reshape(-1, 1, 2), np.linalg.inv(reading.H))
     src = src.reshape(-1, 2)
-    inside = (src[:, 0] >= 0) & (src[:, 0] < gray.shape[1] - 1) & (src[:, 1] >= 0) & (src[:, 1] < gray.shape[0] - 1)
+    h, w = image.shape[:2]
+    inside = (src[:, 0] >= 0) & (src[:, 0] < w - 1) & (src[:, 1] >= 0) & (src[:, 1] < h - 1)
     if inside.mean() < 0.5:
         return False
-    past = float(np.median(gray[src[inside, 1].astype(int), src[inside, 0].astype(int)]))
+    # Only the pixels sampled are made grey, not the whole photo.
+    pixels = image[src[inside, 1].astype(int), src[inside, 0].astype(int)]
+    if pixels.ndim == 2:
+        pixels = cv2.cvtColor(pixels[None], cv2.COLOR_BGR2GRAY)[0]
+    past = float(np.median(pixels))
     rectified = reading.rectified
     rectified = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY) if rectified.ndim == 3 else rectified
 
