@@ -10,7 +10,7 @@ from vision.cells import classify_cells
 from vision.grid import locate_puzzles, rectify
 from vision.imageio import load_image
 
-from conftest import CORPUS, IMAGES, find_image, read_tokens
+from conftest import CORPUS, IMAGES, assert_solved_as_transcribed, find_image, read_tokens
 
 
 def transcribed_kinds(name: str) -> np.ndarray:
@@ -74,6 +74,15 @@ def test_warm_light_leaves_white_cells_white(filename):
     warped, _ = rectify(warm, geom.quad, 48, geom.shape)
     wrong = list(zip(*np.nonzero(classify_cells(warped, geom.lattice).kinds != truth)))
     assert wrong == []
+
+
+def test_light_changing_colour_across_the_page_leaves_white_cells_white():
+    """Beige clue cells and blocks as light as the paper, photographed in light that turns the
+    paper's tint towards one corner (11 Lab units, as far as a printed pastel): the white cells
+    there stood apart from the grid's one paper tint and were taken for clue cells (the layout
+    off, unreadable). The paper's tint is now a smooth field over the grid. Rendered from a
+    corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "colour_cast_over_tinted_clue_cells_9x9_render.jpg")
 
 
 def test_shadow_over_clue_cells_printed_on_white_paper():

@@ -61,6 +61,42 @@ def _colour_apart(tint: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.linalg.norm(tint - ref, axis=-1) / 40.0
 
 
+def _paper_tint_field(tint: np.ndarray, lightest: np.ndarray) -> np.ndarray:
+    """The white paper's tint at every cell, (n_rows, n_cols, 2): a plane over the grid fitted
+    to the lightest cells' tints, the cells that stand apart from it left out.
+
+    A photo's light often changes colour across the page (daylight from a window on one side,
+    a lamp's warm light on the other, a coloured desk's reflection): white cells in one corner
+    then stand as far from the grid's median tint as a pale printed tint does (11 Lab units),
+    and were taken for clue cells. Printed tints are the same in every cell that carries them
+    and end at a cell's edge; the light's change is smooth. Tinted cells among the lightest (pale
+    blocks) are the fewer and lie off the plane, and are left out of the fit.
+    """
+    ref = np.median(tint[lightest], axis=0)
+    n_rows, n_cols = lightest.shape
+    if np.count_nonzero(lightest) < _TINT_FIELD_CELLS:
+        return np.broadcast_to(ref, tint.shape)
+    rr, cc = np.mgrid[0:n_rows, 0:n_cols].astype(np.float64)
+    # Centred and scaled to -1..1, the grid's corners where the plane's slope shows most.
+    design = np.stack([np.ones_like(rr), (2 * rr - (n_rows - 1)) / max(n_rows - 1, 1),
+                       (2 * cc - (n_cols - 1)) / max(n_cols - 1, 1)], axis=-1)
+    x, y = design[lightest], tint[lightest].astype(np.float64)
+    keep = np.linalg.norm(y - ref, axis=1) < _TINT_APART
+    for _ in range(3):
+        if np.count_nonzero(keep) < _TINT_FIELD_CELLS:
+            return np.broadcast_to(ref, tint.shape)
+        coef, *_ = np.linalg.lstsq(x[keep], y[keep], rcond=None)
+        residual = np.linalg.norm(y - x @ coef, axis=1)
+        keep = residual < max(_TINT_FIT_NOISE, 3.0 * float(np.median(residual[keep])))
+    return (design @ coef).astype(np.float32)
+
+
+#: Lightest cells a tint field is fitted to, at least; with fewer, one tint for the grid.
+_TINT_FIELD_CELLS = 8
+#: Lab a*b* distance from the fitted plane that is still the paper's own noise.
+_TINT_FIT_NOISE = 3.0
+
+
 def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     """Measure paper tone, diagonal strength and colour of every cell.
 
@@ -140,7 +176,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
         apart = np.linalg.norm(tint - np.median(tint[with_diagonal], axis=0), axis=2) > _TINT_APART
         if (lightest & apart).sum() >= max(2, (lightest & ~apart).sum()):
             lightest &= apart
-    ref = np.median(tint[lightest], axis=0)
+    ref = _paper_tint_field(tint, lightest)
     return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(_colour_apart(tint, ref), 0, 1),
                         dashed=np.clip(diag_dashed / span, 0, 1), paper=paper, ink=ink,
                         tint=tint if lab is not None else None)
