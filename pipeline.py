@@ -227,9 +227,10 @@ def turns_to_try(reading: GridReading) -> tuple[tuple[int, ...], bool]:
     clue before it), while its bottom row and right column nearly always do: where the two
     borders free of white cells are others, turned with the page, they say by how much. The
     classifier takes no cell of the first row and column for white, so those that looked white
-    count as white here. Where the bottom and right borders are free whatever the others, the
-    grid may lie upside down or sit in a frame of blocks: worth a turned look only when it
-    cannot be read as it lies.
+    count as white here. Where the bottom and right borders are free of the cells classified
+    white whatever the others, or the cells as they lie make no Kakuro's layout, the grid may
+    lie upside down (or sit in a frame of blocks, or be no puzzle): worth a turned look only
+    when it cannot be read as it lies.
     """
     white = reading.classes.kinds == "white"
     if reading.classes.looked_white is not None:
@@ -249,7 +250,12 @@ def turns_to_try(reading: GridReading) -> tuple[tuple[int, ...], bool]:
         return tuple(sorted((1, 3), key=lambda k: -agree[k])), True
     if agree[2] == 4 and falling >= rising:
         return (2,), True
-    if free[1] and free[2]:
+    # The last row and column free of the cells classified white, whatever looked white in the
+    # first column: a grid with a diagonal in every cell prints its blocks as white as paper.
+    # Or no Kakuro's layout as it lies: there the clue cells are those with numbers in the
+    # corners a clue's number takes, and upside down, a down number takes an across one's.
+    classified = reading.classes.kinds == "white"
+    if (not classified[-1].any() and not classified[:, -1].any()) or reading.doubt is not None:
         return (2,), False
     return (), False
 

@@ -124,6 +124,32 @@ def test_a_diagonal_in_every_cell_does_not_make_every_cell_a_clue():
     assert exact >= len(cases) - 1, f"{exact} of {len(cases)} read exactly"
 
 
+@pytest.mark.parametrize("name, turn", [
+    # Photographed upside down: the blocks, white with a diagonal, looked as white as paper in
+    # the first column as it lies (the border witness of a half turn was lost).
+    ("upside_down_diagonal_in_every_cell_blocks_white_7x7_render.jpg", False),
+    # Turned here: as it lies, the numbers in the corners a clue's number takes made a layout
+    # with runs of one cell, no Kakuro's.
+    ("diagonal_in_every_cell_light_falling_off_to_a_corner_7x7_render.jpg", True),
+])
+def test_a_grid_with_a_diagonal_in_every_cell_lying_upside_down_is_read_upright(name, turn):
+    """Where every cell carries a diagonal, the clue cells are those with numbers in a clue's
+    corners; upside down, a down number lies where an across one would, and the layout as it
+    lies is no Kakuro's (unreadable). Such a grid is read turned a half turn as well. Renders of
+    a corpus puzzle (its transcription)."""
+    import cv2
+
+    truth = load_transcription(IMAGES / name)
+    image = load_image(IMAGES / name)
+    if turn:
+        image = cv2.rotate(image, cv2.ROTATE_180)
+    (res,) = solve_image(image)
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert res.turned == 180
+
+
 def test_a_faint_colour_cast_over_a_corner_does_not_make_blocks_where_every_cell_has_a_diagonal():
     """A diagonal in every cell and pale hatched blocks: the split between paper and print falls
     low, and a camera's colour cast over the grid's lower left corner (3 Lab units from the
