@@ -92,6 +92,15 @@ def test_numbers_in_discs_on_a_japanese_book_page_are_read(book_page):
         assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
 
 
+def test_large_discs_drawn_touching_in_cells_with_two_clues_are_read():
+    """A book's style with large discs, over half a cell wide: in a cell with two clues the two
+    discs touch where its numbers meet at the diagonal, one piece of ink too large and unround
+    for a disc, and half the cell light: such cells passed for white paper, and with the grid's
+    discs then too few to count, all 85 clues were unreadable. The two discs are parted where
+    the piece's distance to its edge peaks twice; a grey cell holding a number in a disc is a
+    clue cell. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "discs_large_touching_in_two_clue_cells_15x15_render.jpg")
+
 
 def _corpus_puzzles(names):
     out = []

@@ -17,6 +17,7 @@ import numpy as np
 
 from .colour import bgr_to_lab
 from .light import ShadowEdge, find_shadow
+from .ocr import numbers_in_discs
 from .types import CellClasses, Lattice
 
 __all__ = ["classify_cells", "measure_cells", "diagonal_slants", "CellFeatures"]
@@ -746,7 +747,16 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     grey = white & (tone > level + max(_GREY_APART, 6 * spread))
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
-    return _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL, either_polarity=by_colour)
+    numbered = _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL,
+                         either_polarity=by_colour)
+    # Numbers in discs: a black clue cell whose two large light discs cover half of it is as
+    # grey as a white cell in a shade, and its numbers are no ink on paper but holes in a disc.
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    for r, c in zip(*np.nonzero(grey & ~numbered)):
+        crop = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                     lattice.row_edges[r + 1], 0.0)
+        numbered[r, c] = crop.size > 0 and numbers_in_discs(crop)
+    return numbered
 
 
 #: Side a cell is scaled to for comparing its two triangles, and the share of it left out at its

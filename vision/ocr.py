@@ -468,6 +468,25 @@ def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], w
                           lambda: _search_disc_digits(cell_gray, halves, weak_level))
 
 
+def numbers_in_discs(cell_gray: np.ndarray) -> bool:
+    """Whether a cell holds a number in a disc off its diagonal, as a clue cell's number in a
+    disc stands (at the middle binarisation level): a black clue cell whose two large light
+    discs cover half of it looks as grey as paper in a shade."""
+    gray = _to_gray(cell_gray, "cell_gray")
+    level = WEAK_LEVELS[len(WEAK_LEVELS) // 2]
+    for digits in _disc_digits(gray, split_clue_cell(gray, weak_level=level), level):
+        if digits is not None:
+            yy, xx = np.nonzero(digits)
+            if abs(float(np.mean(xx)) - float(np.mean(yy))) >= _DISC_OFF_DIAGONAL * _S:
+                return True
+    return False
+
+
+#: How far off the diagonal (x - y, share of the side) the digits in a clue's disc stand: a bold
+#: "0" in the middle of a white cell is as round as a disc, but astride the diagonal.
+_DISC_OFF_DIAGONAL = 0.2
+
+
 def _search_disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
                         ) -> tuple[np.ndarray | None, np.ndarray | None]:
     gray = _to_gray(cell_gray, "cell_gray")
@@ -636,6 +655,46 @@ def _disc_candidates(binary: np.ndarray):
         # taller one here.
         if stats[i, cv2.CC_STAT_AREA] >= _DISC_OPEN_KEEP * sizes[np.bincount(before[piece]).argmax()]:
             yield piece, _DISC_DIGIT_H_OPENED
+    for piece in _touching_discs(filled):
+        yield piece, _DISC_DIGIT_H
+
+
+def _touching_discs(filled: np.ndarray):
+    """The two discs of a piece that is two discs drawn touching, each as its own piece.
+
+    Discs large for their cell (half its side and more) touch, or overlap a little, where the
+    cell's two numbers meet at its diagonal, and make one piece too large and too unround for
+    a disc. Seen by its distance to the edge, the piece has two peaks of about one height, the
+    discs' centres; it is parted along the line halfway between them.
+    """
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(filled, connectivity=8)
+    for i in range(1, n):
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if not (_DISC_SIZE[0] * _S * 1.5 <= max(w, h) <= 2 * _DISC_SIZE[1] * _S):
+            continue
+        piece = (labels == i).astype(np.uint8)
+        depth = cv2.distanceTransform(piece, cv2.DIST_L2, 5)
+        m, cores, core_stats, centres = cv2.connectedComponentsWithStats(
+            (depth > _TOUCHING_CORE * depth.max()).astype(np.uint8), connectivity=8)
+        if m != 3:
+            continue
+        peaks = [float(depth[cores == j].max()) for j in (1, 2)]
+        if min(peaks) < _TOUCHING_PEAKS * max(peaks) or max(peaks) < _DISC_SIZE[0] * _S / 2:
+            continue
+        (x1, y1), (x2, y2) = centres[1], centres[2]
+        # Apart by about two radii: farther, and the piece is no two discs; nearer, one.
+        if not 1.5 * min(peaks) <= np.hypot(x2 - x1, y2 - y1) <= 2.5 * max(peaks):
+            continue
+        # (Pixel centres: _XX and _YY lie half a pixel past the centres found by index.)
+        side = (_XX - 0.5 - (x1 + x2) / 2) * (x2 - x1) + (_YY - 0.5 - (y1 + y2) / 2) * (y2 - y1)
+        for part in (piece.astype(bool) & (side < 0), piece.astype(bool) & (side > 0)):
+            yield part
+
+
+#: Distance to a piece's edge, as a share of its deepest, above which lie the cores of touching
+#: discs; and how near in depth the two cores must be (discs of one size).
+_TOUCHING_CORE = 0.6
+_TOUCHING_PEAKS = 0.7
 
 
 def digit_pieces(half: np.ndarray, n_digits: int | None = None) -> list[np.ndarray]:
