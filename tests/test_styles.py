@@ -420,6 +420,16 @@ def test_a_pale_cursor_beside_black_blocks_and_two_tone_clue_cells_leaves_its_ce
     assert_solved_as_transcribed(IMAGES / "pale_cursor_beside_black_blocks_and_two_tone_clues_8x12_render.jpg")
 
 
+def test_cursor_cells_holding_pencilled_candidates_in_their_corners_stay_white():
+    """A phone's screenshot of an app board mid-game (cropped round the board): the selected
+    cell's row and column tinted blue, the player's pencilled candidates small in the cells'
+    corners. Two cursor cells were taken for clue cells, their candidates standing where a clue's
+    numbers do, and two are too few to show the cursor's cross (the contradiction left it
+    unreadable); with the cells of its tint already taken for white, they show it. Lossless, as
+    a JPEG's noise hid the fault. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "phone_screen_cursor_cells_with_pencil_notes_12x12_render.webp")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

@@ -340,13 +340,22 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
                   & (feats.colour > _UNLIKE_COLOUR))
     else:
         unlike = feats.colour - colour > _UNLIKE_COLOUR
-    tinted = non_white & unlike & light & ~_first_row_and_column(non_white.shape)
+    alike = unlike & light & ~_first_row_and_column(non_white.shape)
+    tinted = non_white & alike
     # One cell alone is the selected cell, where a dark theme's tint of its row and column is too
     # near its cells' own to tell; the layout decides, as for a row and a column.
     if np.count_nonzero(tinted) != 1:
-        tinted = _tinted_cross(tinted, feats, non_white & unlike)
-        if tinted is None:
+        cross = _tinted_cross(tinted, feats, non_white & unlike)
+        if cross is None and np.count_nonzero(tinted) == 2:
+            # A row and column mostly taken for white already, two of their cells for print
+            # (the player's pencilled candidates stand in their corners like clue numbers): the
+            # cross shows in all the cells of its tint, white ones included.
+            whole = _tinted_cross(alike.copy(), feats, non_white & unlike)
+            if whole is not None and not (tinted & ~whole).any():
+                cross = whole & non_white
+        if cross is None:
             return none
+        tinted = cross
     white = ~non_white
     # Taken for white, the tinted cells must leave a Kakuro's layout, with fewer runs of one
     # cell than before (a lost row or column at the border leaves a single cell in each run).
