@@ -102,6 +102,14 @@ def test_large_discs_drawn_touching_in_cells_with_two_clues_are_read():
     assert_solved_as_transcribed(IMAGES / "discs_large_touching_in_two_clue_cells_15x15_render.jpg")
 
 
+def test_digits_in_discs_as_faint_as_the_discs_on_their_grey_ground_are_read():
+    """Light discs on grey clue cells, photographed in dim light: the digits stand out from their
+    discs by 50-57 grey levels, as the discs do from the grey, and a disc needed 60 to hold a
+    number (22 of 30 clues unreadable). The digits' contrast counts against the disc's own.
+    Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "discs_on_grey_digits_faint_in_a_dim_photo_9x9_render.jpg")
+
+
 def _corpus_puzzles(names):
     out = []
     for name in names:

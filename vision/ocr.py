@@ -518,6 +518,8 @@ _DISC_RIM = 2                    # pixels of the disc's edge (and its outline) l
 _DISC_DIGIT_H = 0.35             # the digits in a disc are at least this share of its height
 _DISC_DIGIT_H_OPENED = 0.45      # the same for a disc found only once stubs were cut off
 _DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of its digits
+_DISC_DIGIT_SHARE = 0.6          # ... or this share of the disc's own contrast with its ground,
+_DISC_DIGIT_FLOOR = 25           # but never less than this (a blot's grain and blur)
 _DISC_OPEN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # wider than a line, narrower than a disc
 _DISC_OPEN_KEEP = 0.8           # share of a piece a disc keeps when thin stubs are cut off
 _DISC_GRID_SHARE = 0.8          # of a grid's numbered halves, at least this many in discs
@@ -567,14 +569,18 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
         if not inside.any() or not around.any():
             continue
         vals = smooth[inside > 0]
-        if np.median(smooth[piece > 0]) > np.median(smooth[around]):  # a light disc, dark digits
+        disc_tone, ground_tone = float(np.median(smooth[piece > 0])), float(np.median(smooth[around]))
+        if disc_tone > ground_tone:  # a light disc, dark digits
             disc_level = float(np.percentile(vals, 90))
             depth = disc_level - smooth
         else:
             disc_level = float(np.percentile(vals, 10))
             depth = smooth - disc_level
         contrast = float(depth[inside > 0].max())
-        if contrast < _DISC_DIGIT_CONTRAST:
+        # In dim light or on a grey ground the digits stand out from their disc as little as the
+        # disc from its ground (50 levels): as much as that counts, a blot's grain does not.
+        if contrast < max(_DISC_DIGIT_FLOOR, min(_DISC_DIGIT_CONTRAST,
+                                                 _DISC_DIGIT_SHARE * abs(disc_tone - ground_tone))):
             continue  # a plain blot, no number in it
         strength = np.clip(depth / contrast, 0.0, 1.0)
         # The disc's edge is blurred over a few pixels, inside its hull too: step in from the
