@@ -110,6 +110,15 @@ def test_digits_in_discs_as_faint_as_the_discs_on_their_grey_ground_are_read():
     assert_solved_as_transcribed(IMAGES / "discs_on_grey_digits_faint_in_a_dim_photo_9x9_render.jpg")
 
 
+def test_digits_in_discs_reaching_over_the_diagonal_are_read_whole():
+    """Small discs (12 px in the photo) that reach over the cell's diagonal: looked for within
+    their half, they were cut where the half ends, and their digits with them (a "6" left as a
+    stub read "1", at two of the three levels), so that the clues fitted several ways. Each
+    side now keeps the disc found whole across the cell where it shows more of its digits.
+    Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "discs_reaching_over_the_diagonal_cut_with_their_half_12x10_render.jpg")
+
+
 def _corpus_puzzles(names):
     out = []
     for name in names:

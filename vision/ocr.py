@@ -490,20 +490,19 @@ _DISC_OFF_DIAGONAL = 0.2
 def _search_disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
                         ) -> tuple[np.ndarray | None, np.ndarray | None]:
     gray = _to_gray(cell_gray, "cell_gray")
+    # Found in each half without the lines (a disc drawn against the diagonal would be one piece
+    # with it), and across the whole cell: a disc can fill most of its small triangle, so that
+    # the half takes the disc for paper, and one reaching over the diagonal is cut where the
+    # half ends, its digits with it (a "6" left as a stub read "1"). Across the whole cell the
+    # discs are round pieces of one tone, whichever tone the cell's border band makes paper
+    # (large discs reach into it): looked for in both. Each side keeps the disc whose digits
+    # show the most ink.
+    whole = [disc for other in (False, True) for disc in _discs(
+        _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE), gray)]
     discs = []
-    whole: list[tuple[np.ndarray, float]] | None = None
     for sign, half in zip((-1, 1), halves):
-        # Found without the lines: a disc drawn against the diagonal would be one piece with it.
-        found = _discs(half, gray)
-        if not found:
-            # A disc can fill most of its small triangle, so that the half takes the disc for
-            # paper. Across the whole cell the discs are round pieces of one tone, whichever
-            # tone the cell's border band makes paper (large discs reach into it): look in both.
-            if whole is None:
-                whole = [disc for other in (False, True) for disc in _discs(
-                    _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE), gray)]
-            found = [(digit, side) for digit, side in whole if side * sign > 0]
-        discs.append(np.maximum.reduce([digit for digit, _ in found]) if found else None)
+        found = [digit for digit, _ in _discs(half, gray)] + [digit for digit, side in whole if side * sign > 0]
+        discs.append(max(found, key=np.count_nonzero) if found else None)
     return discs[0], discs[1]
 
 
