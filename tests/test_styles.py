@@ -119,6 +119,14 @@ def test_digits_in_discs_reaching_over_the_diagonal_are_read_whole():
     assert_solved_as_transcribed(IMAGES / "discs_reaching_over_the_diagonal_cut_with_their_half_12x10_render.jpg")
 
 
+def test_clue_digits_touching_a_dotted_diagonal_are_read_without_its_dots():
+    """Tinted clue cells split by a dotted diagonal, numbers printed close against it: a digit
+    touching a dot was one piece with it ("45" read "4", "17" and "15" read "1"), and the clues
+    fitted only after seven corrections (unreadable). A dotted diagonal is a line, cleared as
+    a solid one is. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "dotted_diagonal_touching_clue_digits_11x11_render.jpg")
+
+
 def _corpus_puzzles(names):
     out = []
     for name in names:
