@@ -276,11 +276,15 @@ def _remove_lines(ink: np.ndarray, region: np.ndarray, *, diagonal: bool = True,
     line = (line_h & near_edge[:, None]) | (line_v & near_edge[None, :])
     if diagonal:
         thick = cv2.dilate(u8, np.ones((3, 3), np.uint8))
-        # A dotted or dashed diagonal is a line too: its gaps closed along it first (a digit
-        # touching one of its dots was read with the dot, a "45" as "4").
-        thick = cv2.morphologyEx(thick, cv2.MORPH_CLOSE, _DOT_GAP)
-        line_d = cv2.morphologyEx(thick, cv2.MORPH_OPEN, np.eye(run, dtype=np.uint8)) > 0
-        line |= line_d & (np.abs(_K) <= round(_DIAG_SEARCH * _S))
+        band = np.abs(_K) <= round(_DIAG_SEARCH * _S)
+        line_d = (cv2.morphologyEx(thick, cv2.MORPH_OPEN, np.eye(run, dtype=np.uint8)) > 0) & band
+        if not line_d.any():
+            # A dotted or dashed diagonal is a line too: its gaps closed along it first (a digit
+            # touching one of its dots was read with the dot, a "45" as "4"). Only where no solid
+            # one is there: closed, a digit's stroke beside a solid line joins it and is cut.
+            closed = cv2.morphologyEx(thick, cv2.MORPH_CLOSE, _DOT_GAP)
+            line_d = (cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.eye(run, dtype=np.uint8)) > 0) & band
+        line |= line_d
     # The opened masks are the thickened lines; a pixel more covers their anti-aliased rims.
     line = cv2.dilate(line.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     return line if lines_only else np.where(line, 0, ink).astype(ink.dtype)
