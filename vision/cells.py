@@ -74,22 +74,18 @@ def _paper_tint_field(tint: np.ndarray, lightest: np.ndarray) -> np.ndarray:
     blocks) are the fewer and lie off the plane, and are left out of the fit.
     """
     ref = np.median(tint[lightest], axis=0)
-    n_rows, n_cols = lightest.shape
-    if np.count_nonzero(lightest) < _TINT_FIELD_CELLS:
+    values = tint.reshape(-1, 2).astype(np.float64)
+    light = lightest.ravel()
+
+    def near(resid: np.ndarray, kept: np.ndarray) -> np.ndarray:
+        off = np.linalg.norm(resid, axis=1)
+        return light & (off < max(_TINT_FIT_NOISE, 3.0 * float(np.median(off[kept]))))
+
+    first = light & (np.linalg.norm(values - ref, axis=1) < _TINT_APART)
+    fit = _plane_through(values, lightest.shape, near, first=first, min_cells=_TINT_FIELD_CELLS)
+    if fit is None:
         return np.broadcast_to(ref, tint.shape)
-    rr, cc = np.mgrid[0:n_rows, 0:n_cols].astype(np.float64)
-    # Centred and scaled to -1..1, the grid's corners where the plane's slope shows most.
-    design = np.stack([np.ones_like(rr), (2 * rr - (n_rows - 1)) / max(n_rows - 1, 1),
-                       (2 * cc - (n_cols - 1)) / max(n_cols - 1, 1)], axis=-1)
-    x, y = design[lightest], tint[lightest].astype(np.float64)
-    keep = np.linalg.norm(y - ref, axis=1) < _TINT_APART
-    for _ in range(3):
-        if np.count_nonzero(keep) < _TINT_FIELD_CELLS:
-            return np.broadcast_to(ref, tint.shape)
-        coef, *_ = np.linalg.lstsq(x[keep], y[keep], rcond=None)
-        residual = np.linalg.norm(y - x @ coef, axis=1)
-        keep = residual < max(_TINT_FIT_NOISE, 3.0 * float(np.median(residual[keep])))
-    return (design @ coef).astype(np.float32)
+    return fit[0].reshape(tint.shape).astype(np.float32)
 
 
 #: Lightest cells a tint field is fitted to, at least; with fewer, one tint for the grid.
@@ -971,16 +967,17 @@ def _colour_off_a_plane(feats: CellFeatures) -> np.ndarray:
     return np.clip(_colour_apart(tint, fit[0]), 0, 1).reshape(feats.colour.shape).astype(np.float32)
 
 
-def _plane_through(values: np.ndarray, shape: tuple[int, int], near) -> tuple[np.ndarray, np.ndarray] | None:
+def _plane_through(values: np.ndarray, shape: tuple[int, int], near, *, first: np.ndarray | None = None,
+                   min_cells: int = 4) -> tuple[np.ndarray, np.ndarray] | None:
     """A plane through ``values`` (one row per cell, row-major over ``shape``; the cell's row and
-    column the variables), fitted four times over, each time to the cells ``near(residuals,
-    cells fitted)`` keeps. The plane's values and the cells it last kept; None where fewer than
-    four are left to fit."""
+    column the variables), fitted four times over, first to the cells of ``first`` (default
+    all), then each time to the cells ``near(residuals, cells fitted)`` keeps. The plane's values
+    and the cells it last kept; None where fewer than ``min_cells`` are left to fit."""
     rr, cc = np.mgrid[0:shape[0], 0:shape[1]]
     a = np.c_[np.ones(rr.size), rr.ravel(), cc.ravel()]
-    keep = np.ones(len(values), bool)
+    keep = np.ones(len(values), bool) if first is None else first
     for _ in range(4):
-        if keep.sum() < 4:
+        if keep.sum() < min_cells:
             return None
         fitted = a @ np.linalg.lstsq(a[keep], values[keep], rcond=None)[0]
         keep = near(values - fitted, keep)
