@@ -690,7 +690,7 @@ def _touching_discs(filled: np.ndarray):
             continue
         piece = (labels == i).astype(np.uint8)
         depth = cv2.distanceTransform(piece, cv2.DIST_L2, 5)
-        m, cores, core_stats, centres = cv2.connectedComponentsWithStats(
+        m, cores, _, centres = cv2.connectedComponentsWithStats(
             (depth > _TOUCHING_CORE * depth.max()).astype(np.uint8), connectivity=8)
         if m != 3:
             continue
