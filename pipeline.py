@@ -232,9 +232,8 @@ def turns_to_try(reading: GridReading) -> tuple[tuple[int, ...], bool]:
     lie upside down (or sit in a frame of blocks, or be no puzzle): worth a turned look only
     when it cannot be read as it lies.
     """
-    white = reading.classes.kinds == "white"
-    if reading.classes.looked_white is not None:
-        white = white | reading.classes.looked_white
+    classified = reading.classes.kinds == "white"
+    white = classified if reading.classes.looked_white is None else classified | reading.classes.looked_white
     if min(white.shape) < 3:
         return (), False
     # Clockwise from the top: top, right, bottom, left. Upright, the top and left borders are
@@ -254,7 +253,6 @@ def turns_to_try(reading: GridReading) -> tuple[tuple[int, ...], bool]:
     # first column: a grid with a diagonal in every cell prints its blocks as white as paper.
     # Or no Kakuro's layout as it lies: there the clue cells are those with numbers in the
     # corners a clue's number takes, and upside down, a down number takes an across one's.
-    classified = reading.classes.kinds == "white"
     if (not classified[-1].any() and not classified[:, -1].any()) or reading.doubt is not None:
         return (2,), False
     return (), False

@@ -346,7 +346,7 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
             # A row and column mostly taken for white already, two of their cells for print
             # (the player's pencilled candidates stand in their corners like clue numbers): the
             # cross shows in all the cells of its tint, white ones included.
-            whole = _tinted_cross(alike.copy(), feats, non_white & unlike)
+            whole = _tinted_cross(alike, feats, non_white & unlike)
             if whole is not None and not (tinted & ~whole).any():
                 cross = whole & non_white
         if cross is None:
@@ -362,9 +362,11 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
 
 def _tinted_cross(tinted: np.ndarray, feats: CellFeatures, selectable: np.ndarray) -> np.ndarray | None:
     """The cells of ``tinted`` (three or more) that make one row and one column of one tint, with
-    the cell where they cross where it is ``selectable``; None where they do not."""
+    the cell where they cross where it is ``selectable``; None where they do not. ``tinted`` is
+    left as it is."""
     if np.count_nonzero(tinted) < 3:
         return None
+    tinted = tinted.copy()
     row, col = _cross(tinted)
     if feats.tint is not None:
         # A cursor tints in one colour: cells of other tints (a clue cell's pastel halves) are
