@@ -241,13 +241,21 @@ def test_a_grid_read_again_reads_as_it_did_the_first_time():
         ocr.forget_kept_reads()
         return read_numbers(look, second_opinion=False, layout=layout)
 
+    def same(a, b):
+        # The same numbers, in the same order, as surely: the glyph network's products over a
+        # batch of another size may differ in a float32's last places, never more.
+        return len(a) == len(b) and all(
+            (x.cell, x.direction) == (y.cell, y.direction) and [v for v, _ in x.options] == [v for v, _ in y.options]
+            and np.allclose([p for _, p in x.options], [p for _, p in y.options], rtol=0, atol=1e-6)
+            and abs(x.confidence - y.confidence) <= 1e-6 for x, y in zip(a, b))
+
     first = fresh()
     again = read_numbers(look, second_opinion=False)
     assert len(ocr._READ_MEMO._items) > 0 and len(ocr._DISC_MEMO._items) > 0
-    assert again.sides == first.sides and again.givens == first.givens
+    assert same(again.sides, first.sides) and again.givens == first.givens
     # a variant: the white cells right of and below one clue cell made blocks
     cell = first.clue_cells[len(first.clue_cells) // 2]
     variant = first.whites - {(cell[0], cell[1] + 1), (cell[0] + 1, cell[1])}
     warm = read_numbers(look, second_opinion=False, layout=variant)
     cold = fresh(variant)
-    assert warm.sides == cold.sides and len(cold.sides) > 20
+    assert same(warm.sides, cold.sides) and len(cold.sides) > 20

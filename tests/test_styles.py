@@ -53,6 +53,21 @@ def test_large_typed_entries_cut_in_two_by_the_band_along_the_diagonal_are_not_c
     assert_solved_as_transcribed(IMAGES / "typed_entries_hatched_blocks_diagonal_in_every_cell_11x11_render.jpg")
 
 
+@pytest.mark.parametrize("name", [
+    # Clean: typed "5"s, the band along the diagonal cutting each into its bar, its stem's foot
+    # and its bowl; the bowl alone is as tall as a clue number.
+    "typed_entries_fives_cut_in_three_by_the_band_diagonal_in_every_cell_13x13_render.jpg",
+    # A photographed page: a typed "5" in a cell of the last row.
+    "typed_entries_photographed_page_diagonal_in_every_cell_7x7_render.jpg",
+])
+def test_large_typed_entries_cut_in_three_by_the_band_along_the_diagonal_are_not_clues(name):
+    """A large entry cut by the band into more pieces than two, each joined only to the next one
+    across the band: taken two at a time the pieces were no taller than a clue number, so the
+    entries' cells were clue cells (clues contradicting, layout off its symmetry). All the pieces
+    reached across the band are one glyph. Rendered from corpus puzzles (their transcriptions)."""
+    assert_solved_as_transcribed(IMAGES / name)
+
+
 #: The digits typed large into the grid below, counted by eye in the picture.
 _TYPED_ON_GREY_PAPER = sorted([3, 2, 5, 8, 8, 9, 8, 4, 4, 9, 4, 7, 2, 8, 2])
 
@@ -264,6 +279,18 @@ def test_an_answer_grid_on_a_book_page_is_an_answer_key_not_a_puzzle(book_page):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_a_sudoku_solution_cut_off_at_the_page_edge_is_neither_a_puzzle_nor_an_answer_key():
+    """The Guardian page photographed with the last rows of a sudoku's printed solution at its top
+    edge: every cell a digit, its thick box lines beside a third of them passing for the edges of
+    clue cells, where a third of the "clue" sides were read weakly as numbers. It was reported
+    as an unreadable puzzle (the page's exit code 8), then as a Kakuro's answer key; a key's
+    blocks are blank, and only the Kakuro on the page is reported (as transcribed)."""
+    results = solve_image(load_image(SAMPLES / "guardian1244_photo_a.jpg"))
+    assert [r.status for r in results] == ["solved"]
+    assert grid_tokens(results[0].puzzle) == grid_tokens(load_puzzle(SAMPLES / "guardian1244_photo_a.txt"))
+
+
 def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other():
     """A generated book page: a published puzzle and, beside it, its solution as an answer grid
     (clue cells bare). The puzzle is solved, the grid is named an answer key, and the two agree."""

@@ -1093,10 +1093,9 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool | None = True) 
         # a clue number, no wider than a digit, centred on the diagonal; numbers in the two
         # corners of a clue cell, together, are as wide as the cell and centred on it too.
         gap = 2 * _CORNER_BAND * _CORNER_S + 2
-        shared_x = np.minimum(x1, x1[i]) - np.maximum(x0, x0[i])  # > 0: columns in common; < 0: a gap
-        shared_y = np.minimum(y1, y1[i]) - np.maximum(y0, y0[i])
-        parts = [i] + [j for j in range(1, n) if side[j] == -side[i] and stats[j, cv2.CC_STAT_AREA] >= 4
-                       and ((shared_x[j] > 0 and shared_y[j] >= -gap) or (shared_y[j] > 0 and shared_x[j] >= -gap))]
+        # The band may cut a large entry into more than two pieces (a "5": its bar, its stem's
+        # foot, its bowl), each joined only to the next one across the band: all of them count.
+        parts = _joined_across_band(i, side, stats, x0, y0, x1, y1, gap)
         if len(parts) > 1:
             ux0, uy0, ux1, uy1 = x0[parts].min(), y0[parts].min(), x1[parts].max(), y1[parts].max()
             if (uy1 - uy0 > _CORNER_H[1] * _CORNER_S and ux1 - ux0 <= 0.5 * _CORNER_S
@@ -1104,6 +1103,23 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool | None = True) 
                 continue
         return True
     return False
+
+
+def _joined_across_band(start: int, side: np.ndarray, stats: np.ndarray, x0: np.ndarray, y0: np.ndarray,
+                        x1: np.ndarray, y1: np.ndarray, gap: float) -> list[int]:
+    """The pieces of ink reached from piece ``start`` by steps across the diagonal's band, each
+    to a piece on the other side over the same columns (or rows) and no more than ``gap`` off."""
+    parts, todo = [start], [start]
+    while todo:
+        i = todo.pop()
+        shared_x = np.minimum(x1, x1[i]) - np.maximum(x0, x0[i])  # > 0: columns in common; < 0: a gap
+        shared_y = np.minimum(y1, y1[i]) - np.maximum(y0, y0[i])
+        for j in range(1, len(side)):
+            if (j not in parts and side[j] == -side[i] and stats[j, cv2.CC_STAT_AREA] >= 4
+                    and ((shared_x[j] > 0 and shared_y[j] >= -gap) or (shared_y[j] > 0 and shared_x[j] >= -gap))):
+                parts.append(j)
+                todo.append(j)
+    return parts
 
 
 def _clear_border_lines(mask: np.ndarray, edge: int) -> None:

@@ -391,8 +391,10 @@ def _faint_numbers(crops: list[np.ndarray], clue_cells: Sequence[Cell], whites: 
 
 
 #: An answer key: at most this share of its clue sides holds a legible number (phantoms of the
-#: block pattern), and at least this share of its white cells a digit.
-_KEY_CLUE_SHARE = 0.2
+#: block pattern, or of a sudoku's box lines beside its digits: a third of a sudoku's "clue"
+#: sides were read so, weakly), and at least this share of its white cells a digit. A puzzle a
+#: player filled in keeps nearly all its clues legible.
+_KEY_CLUE_SHARE = 0.4
 _KEY_FILLED = 0.9
 #: A Kakuro's answer key keeps its black cells: at least this share of the grid.
 _KEY_BLACK_SHARE = 0.15
@@ -415,6 +417,11 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
         whites |= {(int(r), int(c)) for r, c in zip(*np.nonzero(reading.classes.looked_white))}
     if len(whites) > (1 - _KEY_BLACK_SHARE) * reading.n_rows * reading.n_cols:
         return None  # a Sudoku's solution (every cell a digit), not a Kakuro's
+    others = [(r, c) for r in range(reading.n_rows) for c in range(reading.n_cols) if (r, c) not in whites]
+    if filled_in([_cell_crop(reading.rectified, reading.rectified_lattice, *cell) for cell in others]):
+        # The cells taken for blocks hold digits as the white cells do: a Sudoku's solution whose
+        # thick box lines passed for the edges of clue cells. A key's blocks are blank.
+        return None
     if layout_doubt(frozenset(whites), reading.n_rows, reading.n_cols) is not None:
         # Not a Kakuro's layout (runs of one cell): clue numbers in cells misjudged white, read
         # as digits, make no answer key.
