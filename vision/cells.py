@@ -1095,7 +1095,7 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool | None = True) 
         gap = 2 * _CORNER_BAND * _CORNER_S + 2
         # The band may cut a large entry into more than two pieces (a "5": its bar, its stem's
         # foot, its bowl), each joined only to the next one across the band: all of them count.
-        parts = _joined_across_band(i, side, stats, x0, y0, x1, y1, gap)
+        parts = _joined_across_band(i, side, stats, gap)
         if len(parts) > 1:
             ux0, uy0, ux1, uy1 = x0[parts].min(), y0[parts].min(), x1[parts].max(), y1[parts].max()
             if (uy1 - uy0 > _CORNER_H[1] * _CORNER_S and ux1 - ux0 <= 0.5 * _CORNER_S
@@ -1105,10 +1105,12 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool | None = True) 
     return False
 
 
-def _joined_across_band(start: int, side: np.ndarray, stats: np.ndarray, x0: np.ndarray, y0: np.ndarray,
-                        x1: np.ndarray, y1: np.ndarray, gap: float) -> list[int]:
-    """The pieces of ink reached from piece ``start`` by steps across the diagonal's band, each
-    to a piece on the other side over the same columns (or rows) and no more than ``gap`` off."""
+def _joined_across_band(start: int, side: np.ndarray, stats: np.ndarray, gap: float) -> list[int]:
+    """The pieces of ink (``stats`` of cv2's connected components, ``side`` of the diagonal each
+    lies on) reached from piece ``start`` by steps across the diagonal's band, each to a piece
+    on the other side over the same columns (or rows) and no more than ``gap`` off."""
+    x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    x1, y1 = x0 + stats[:, cv2.CC_STAT_WIDTH], y0 + stats[:, cv2.CC_STAT_HEIGHT]
     parts, todo = [start], [start]
     while todo:
         i = todo.pop()

@@ -417,14 +417,15 @@ def read_answer_key(reading: GridReading) -> dict[Cell, int] | None:
         whites |= {(int(r), int(c)) for r, c in zip(*np.nonzero(reading.classes.looked_white))}
     if len(whites) > (1 - _KEY_BLACK_SHARE) * reading.n_rows * reading.n_cols:
         return None  # a Sudoku's solution (every cell a digit), not a Kakuro's
+    if layout_doubt(frozenset(whites), reading.n_rows, reading.n_cols) is not None:
+        # Not a Kakuro's layout (runs of one cell): clue numbers in cells misjudged white, read
+        # as digits, make no answer key.
+        return None
+    # Cropped and looked at only once the layout is a Kakuro's (the cheaper test first).
     others = [(r, c) for r in range(reading.n_rows) for c in range(reading.n_cols) if (r, c) not in whites]
     if filled_in([_cell_crop(reading.rectified, reading.rectified_lattice, *cell) for cell in others]):
         # The cells taken for blocks hold digits as the white cells do: a Sudoku's solution whose
         # thick box lines passed for the edges of clue cells. A key's blocks are blank.
-        return None
-    if layout_doubt(frozenset(whites), reading.n_rows, reading.n_cols) is not None:
-        # Not a Kakuro's layout (runs of one cell): clue numbers in cells misjudged white, read
-        # as digits, make no answer key.
         return None
     digits: dict[Cell, int] = {}
     allowed_empty = int((1 - _KEY_FILLED) * len(whites))
