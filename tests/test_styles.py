@@ -345,6 +345,20 @@ def test_a_puzzle_and_its_answers_printed_a_cell_apart_on_a_photographed_page_ar
     _assert_puzzle_solved_then_its_answer_key(image)
 
 
+def test_an_answer_grid_printed_a_row_above_a_puzzle_is_two_grids():
+    """A photographed page: an answer grid (to another puzzle) and, a row of page below it under a
+    caption, a puzzle of the same width, in line. A quad round both held a 15x7 lattice whose
+    eighth row no line crosses, as clear as either grid's own: the two were read as one
+    (unreadable), or the puzzle was lost. Each is found on its own: the key named as such, the
+    puzzle solved as transcribed. Rendered from a corpus puzzle (its transcription)."""
+    image = IMAGES / "answer_key_above_its_puzzle_a_row_apart_7x7_render.jpg"
+    truth = load_transcription(image)
+    results = solve_image(load_image(image))
+    assert [r.status for r in results] == ["answer-key", "solved"]
+    assert grid_tokens(results[1].puzzle) == grid_tokens(truth)
+    assert dict(results[1].solution.values) == dict(solve_puzzle(truth).values)
+
+
 def test_an_app_board_that_draws_every_empty_cell_as_a_zero_is_read():
     """Some apps draw an empty white cell as a large "0" (FACTS.md). The zeros' top and bottom
     strokes are lines a third of a cell apart in every row and column, a finer lattice than the

@@ -121,6 +121,11 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         probes = [p for p in (_probe(small, q) for q in distinct) if p is not None]
         if not probes:
             probes = [p for p in (_probe(small, q, refit_long_cells=True) for q in distinct) if p is not None]
+        # Two grids printed close together (a puzzle over its answer key) pass for one, the page
+        # between them a row of cells that no line crosses: each grid is found on its own. (Only
+        # a quad with more cells than another can hold two grids that were seen apart.)
+        fewest = min((p[2][0] * p[2][1] for p in probes), default=0)
+        probes = [p for p in probes if p[2][0] * p[2][1] == fewest or _one_grid(small, p)]
         if not probes:
             continue
         best = max(probes, key=lambda p: p[1])
@@ -192,6 +197,21 @@ def _lined_all_round(gray_small: np.ndarray, probe, held) -> bool:
     by its lines (tiles parted by gaps are: each tile's edges are lines), not only dark (see
     :func:`_band_support`). The rows ``held`` already has are its own: an app's last row of pale
     tiles, tinted as the cursor's column, shows weak lines in either outline."""
+    row_sup, col_sup, H, (height, width), cell = _lines_crossing(gray_small, probe)
+    # Where the held quad's sides lie in this lattice (corners TL TR BR BL): a side half a cell
+    # or more inside, at either end, is added (a skewed outline adds a wedge).
+    (tl, tr, br, bl) = _apply_h(H, held[0])
+    left, top = max(tl[0], bl[0]), max(tl[1], tr[1])
+    right, bottom = min(tr[0], br[0]), min(bl[1], br[1])
+    added = [support for support, beyond in ((row_sup[0], top), (row_sup[-1], height - bottom),
+                                             (col_sup[0], left), (col_sup[-1], width - right))
+             if beyond > 0.5 * cell]
+    return min(added, default=1.0) >= _LINED
+
+
+def _lines_crossing(gray_small: np.ndarray, probe):
+    """Per row and per column of probe's lattice, the share of its cell boundaries that show as
+    lines (:func:`_band_support`); with the probe's warp H, (height, width) and cell size."""
     quad_xy, _, (n_rows, n_cols) = probe
     width, height = _aspect_size(quad_xy, _PROBE_SIDE)
     warped, H = _warp(gray_small, quad_xy, width, height)
@@ -204,15 +224,22 @@ def _lined_all_round(gray_small: np.ndarray, probe, held) -> bool:
     dark = (_ink_share(_below_cut(warped, rows, cols), rows, cols) > 0.5) & _blank_cells(warped, rows, cols)
     row_sup = _band_support(cum_v, dark, rows, cols, cell)
     col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
-    # Where the held quad's sides lie in this lattice (corners TL TR BR BL): a side half a cell
-    # or more inside, at either end, is added (a skewed outline adds a wedge).
-    (tl, tr, br, bl) = _apply_h(H, held[0])
-    left, top = max(tl[0], bl[0]), max(tl[1], tr[1])
-    right, bottom = min(tr[0], br[0]), min(bl[1], br[1])
-    added = [support for support, beyond in ((row_sup[0], top), (row_sup[-1], height - bottom),
-                                             (col_sup[0], left), (col_sup[-1], width - right))
-             if beyond > 0.5 * cell]
-    return min(added, default=1.0) >= _LINED
+    return row_sup, col_sup, H, (height, width), cell
+
+
+def _one_grid(gray_small: np.ndarray, probe) -> bool:
+    """Whether no row or column inside probe's lattice is bare between two lined ones: crossed by
+    lines at under ``_UNLINED`` of its cell boundaries, as the page between two grids is, where
+    the rows beside it show theirs (``_LINED``). A shadow or a bowed page weakens a grid's lines
+    over several rows, not in one row alone."""
+    if min(probe[2]) < 3:
+        return True
+    return not any(((sup[1:-1] < _UNLINED) & (sup[:-2] >= _LINED) & (sup[2:] >= _LINED)).any()
+                   for sup in _lines_crossing(gray_small, probe)[:2])
+
+
+#: A row of cells crossed by lines at fewer of its boundaries shows none of them (see _one_grid).
+_UNLINED = 0.3
 
 
 #: Share of an outer row's cell boundaries that must show as lines for it to count as lined.
