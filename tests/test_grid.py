@@ -343,3 +343,13 @@ def test_what_says_a_first_column_of_blocks_is_printed():
     assert not _lines_part(look, "left") and _paper_past(image, look, "left")
     image, look = first_look("app_screen_dark_paper_past_the_first_column_read_as_blocks_12x13_render.webp")
     assert not _lines_part(look, "left") and not _paper_past(image, look, "left")
+
+
+def test_a_quad_with_one_corner_pulled_out_is_not_a_row_more():
+    """A photographed magazine page with an app-style board (grey blocks, tinted cells, pencil
+    notes): besides the grid's own outline, a quad with its lower-right corner pulled out along
+    the frame's shadow scored as clear, with a twelfth row of cells a tenth taller, and was
+    taken as the larger (12x11 for 11x11, a layout of single-cell runs). A larger quad is taken
+    only where it has the clearest one's rows and columns, or more of cells of their size.
+    Rendered from a corpus puzzle (bench style app_notes, seed 52, #2; its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "app_board_outline_pulled_out_at_one_corner_11x11_render.jpg")

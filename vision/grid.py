@@ -134,11 +134,13 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         probes += [p for p in (_probe(small, q) for q in _bridged_quads(small, best, bridged))
                    if p is not None and p[1] >= best[1] and _continues(p, best) and _lined_all_round(small, p, best)]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
-        # but only one that holds at least the best one's rows and columns. (An upright box
-        # around a tilted grid scores nearly as well with its lattice a column off.)
+        # but only one with the best one's rows and columns, or more of cells of the same size
+        # (:func:`_continues`). An upright box around a tilted grid scores nearly as well with its
+        # lattice a column off, and a quad with one corner pulled out (a wedge of page taken in
+        # where the frame's shadow runs on) with a row more of cells a tenth taller.
         best = max(probes, key=lambda p: p[1])
         chosen = max((p for p in probes if p[1] >= best[1] - 0.05
-                      and p[2][0] >= best[2][0] and p[2][1] >= best[2][1]),
+                      and (p[2] == best[2] or _continues(p, best))),
                      key=lambda p: cv2.contourArea(p[0]))
         # One with more rows or columns that holds the clearest quad and continues its lattice
         # (cells of the same size) is the same grid with the rows the clearest one cut off, and
