@@ -31,7 +31,7 @@ from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
 from vision.cells import diagonal_slants, measure_cells
 from vision.errors import GridNotFoundError, ImageLoadError
-from vision.grid import GridGeometry, locate_puzzles
+from vision.grid import GridGeometry, locate_in_other_outlines, locate_puzzles
 from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
@@ -198,7 +198,10 @@ def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True
     if turned is not None and _read_score(turned)[0]:
         return turned
     readings = [_read_grid(image, geometry, look, seconds) for geometry, look, seconds in looks]
-    results = _check_answer_keys([check(reading, time_limit_s=time_limit_s) for reading in readings])
+    results = [check(reading, time_limit_s=time_limit_s) for reading in readings]
+    results = _check_answer_keys([_read_other_outlines(image, geometry, res, time_limit_s)
+                                  if res.status == Status.unreadable else res
+                                  for (geometry, _, _), res in zip(looks, results)])
     if turns and not sure and not _read_score(results)[0]:
         turned = _read_turned(image, turns, time_limit_s)
     if turned is not None and _read_score(turned) > _read_score(results):
@@ -411,6 +414,28 @@ def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
     rec, written = _entries_apart(grid, rec, time_limit_s)
     return PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy, rec.corrections,
                         rec.problems, grid, rec.suspect_runs, time.perf_counter() - start, written)
+
+
+def _read_other_outlines(image: np.ndarray, geometry: GridGeometry, result: PuzzleResult,
+                         time_limit_s: float) -> PuzzleResult:
+    """``result`` (an unreadable grid), or the grid read in another of its outlines where that
+    reading is solved.
+
+    The outline taken is the largest of those nearly as clear as the clearest, since a tight one
+    may cut off a row; a title above the frame or a wedge of page in a shadow can pass for that
+    row. Read in a smaller outline, a grid that lost a row of white cells cannot be solved (its
+    down clues then total more than its across clues), nor one that lost its clue row or column
+    (its runs lack clues): a solution there is the grid's own.
+    """
+    for other in locate_in_other_outlines(image, geometry):
+        look = look_at_grid(image, other)
+        if number_pad(look):
+            continue
+        again = check(_read_grid(image, other, look), time_limit_s=time_limit_s)
+        if again.status == Status.solved:
+            log.info("read in another outline: %dx%d (was %dx%d, unreadable)", *other.shape, *geometry.shape)
+            return again
+    return result
 
 
 def _check_answer_keys(results: list[PuzzleResult]) -> list[PuzzleResult]:

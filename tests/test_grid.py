@@ -353,3 +353,14 @@ def test_a_quad_with_one_corner_pulled_out_is_not_a_row_more():
     only where it has the clearest one's rows and columns, or more of cells of their size.
     Rendered from a corpus puzzle (bench style app_notes, seed 52, #2; its transcription)."""
     assert_solved_as_transcribed(IMAGES / "app_board_outline_pulled_out_at_one_corner_11x11_render.jpg")
+
+
+def test_a_grid_unreadable_in_the_outline_taken_is_read_in_a_smaller_one():
+    """A photographed page: grey clue cells with no diagonal, a title close above the frame and
+    the desk past the page's edge. An outline two rows taller (13x11, the title's row read as
+    down clues) scored nearly as well as the grid's own and was taken, the larger, as a tight
+    one may cut off a row: unreadable. Where the outline taken reads as no puzzle, the grid's
+    other outlines are read too, and one whose reading is solved is taken (one that cuts off a
+    row of white cells or the clue row cannot be). Rendered from a corpus puzzle (bench style
+    grey_no_split, seed 51, #10; its transcription; JPEG quality 95)."""
+    assert_solved_as_transcribed(IMAGES / "title_above_the_frame_taken_for_two_rows_11x11_render.jpg")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -58,12 +59,16 @@ class GridGeometry:
         Row and column boundaries in rectified pixels.
     warped_size : tuple of int
         (height, width) of the rectified image.
+    other_outlines : tuple
+        Other outlines of the same grid, with other numbers of rows or columns, clearest first:
+        (corners in source pixels, clarity, (rows, columns)); see :func:`locate_in_other_outlines`.
     """
 
     quad: Quad
     H: np.ndarray
     lattice: Lattice
     warped_size: tuple[int, int]
+    other_outlines: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -162,12 +167,30 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
     found = _drop_nested(found, holds)
     geometries = []
     for quad_xy, contrast, shape, others in found:
-        for option in ((quad_xy, contrast, shape),) + others:
+        for k, option in enumerate(((quad_xy, contrast, shape),) + others):
             geom = _refine(gray, *option, cell_px)
             if geom is not None and _cells_sane(geom.lattice):
-                geometries.append(geom)
+                shapes = {geom.shape}
+                unlike = [o for o in others[k:] if o[2] not in shapes and not shapes.add(o[2])]
+                geometries.append(replace(geom, other_outlines=tuple(unlike[:_OTHER_OUTLINES])))
                 break
     return _reading_order(geometries)
+
+
+#: Outlines of other sizes kept with a grid for a second reading (see :func:`locate_in_other_outlines`).
+_OTHER_OUTLINES = 3
+
+
+def locate_in_other_outlines(image_bgr: np.ndarray, geometry: GridGeometry,
+                             cell_px: int = 48) -> Iterator[GridGeometry]:
+    """The grid located again in each of its other outlines (``geometry.other_outlines``), clearest
+    first: the same print seen with a row or column more or less (a title above the frame taken
+    for a row of cells, a wedge of page beside a shadow). Refined only when asked for."""
+    gray = _to_gray(image_bgr)
+    for option in geometry.other_outlines:
+        geom = _refine(gray, *option, cell_px)
+        if geom is not None and _cells_sane(geom.lattice):
+            yield geom
 
 
 #: How much lower a quad that continues the clearest one's lattice may score (see locate_puzzles).
