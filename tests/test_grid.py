@@ -364,3 +364,13 @@ def test_a_grid_unreadable_in_the_outline_taken_is_read_in_a_smaller_one():
     row of white cells or the clue row cannot be). Rendered from a corpus puzzle (bench style
     grey_no_split, seed 51, #10; its transcription; JPEG quality 95)."""
     assert_solved_as_transcribed(IMAGES / "title_above_the_frame_taken_for_two_rows_11x11_render.jpg")
+
+
+def test_a_board_of_tiles_parted_by_light_gaps_is_found_whole():
+    """An app board photographed: dark rounded tiles and white ones holding large zeros, parted by
+    light grey-blue gaps inside a light frame, on white. No dark blob holds the grid; the quads
+    of its pieces barely scored as lattices (0.70, one of them tilted across the board), while
+    the board found by bridging the pieces scored 0.94 but was dropped as no continuation of
+    them. A bridged quad far clearer than the blob's own stands for the grid. Rendered from a
+    corpus puzzle (bench style zero_cells, seed 52, #0; its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "rounded_tiles_parted_by_light_gaps_zeros_7x7_render.jpg")

@@ -136,8 +136,11 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         best = max(probes, key=lambda p: p[1])
         # Only as clear as the clearest, and lined all round: bridged, a line of text or a row of
         # buttons beside a grid may pass for one more row, but the column lines do not cross it.
+        # Or far clearer than any of the blob's own quads: those were pieces of the grid that the
+        # bridging joined up (tiles parted by light gaps, where no dark blob holds the grid).
         probes += [p for p in (_probe(small, q) for q in _bridged_quads(small, best, bridged))
-                   if p is not None and p[1] >= best[1] and _continues(p, best) and _lined_all_round(small, p, best)]
+                   if p is not None and (p[1] >= best[1] + _BRIDGED_CLEARER or p[1] >= best[1] and _continues(
+                       p, best) and _lined_all_round(small, p, best))]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one with the best one's rows and columns, or more of cells of the same size
         # (:func:`_continues`). An upright box around a tilted grid scores nearly as well with its
@@ -193,6 +196,8 @@ def locate_in_other_outlines(image_bgr: np.ndarray, geometry: GridGeometry,
             yield geom
 
 
+#: How much clearer a bridged quad must be than a blob's own to stand for the blob's grid.
+_BRIDGED_CLEARER = 0.15
 #: How much lower a quad that continues the clearest one's lattice may score (see locate_puzzles).
 _EXTENSION_SLACK = 0.1
 
