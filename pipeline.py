@@ -429,9 +429,12 @@ def _read_other_outlines(image: np.ndarray, geometry: GridGeometry, result: Puzz
     """
     for other in locate_in_other_outlines(image, geometry):
         look = look_at_grid(image, other)
-        if number_pad(look):
+        if number_pad(look) or look.doubt is not None:
             continue
-        again = check(_read_grid(image, other, look), time_limit_s=time_limit_s)
+        reading = _read_grid(image, other, look)
+        if reading.grid.doubt is not None or not all(side.options for side in reading.grid.sides):
+            continue  # no solution to be had: checked, it would only cost time
+        again = check(reading, time_limit_s=time_limit_s)
         if again.status == Status.solved:
             log.info("read in another outline: %dx%d (was %dx%d, unreadable)", *other.shape, *geometry.shape)
             return again

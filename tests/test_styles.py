@@ -359,6 +359,14 @@ def test_an_answer_grid_printed_a_row_above_a_puzzle_is_two_grids():
     assert dict(results[1].solution.values) == dict(solve_puzzle(truth).values)
 
 
+def test_a_puzzle_printed_a_row_above_its_answer_key_is_two_grids():
+    """The same on another page, the puzzle above and its answer grid below (light blue blocks, a
+    diagonal in every one): there the 15x7 quad was its blob's only one, and the clearest. Any
+    quad of a blob whose clearest holds two grids is asked too. The puzzle solved as transcribed,
+    the key named and found to agree (lossless WebP: a JPEG of it loses the key's last digits)."""
+    _assert_puzzle_solved_then_its_answer_key(IMAGES / "puzzle_above_its_answer_key_a_row_apart_7x7_render.webp")
+
+
 def test_an_app_board_that_draws_every_empty_cell_as_a_zero_is_read():
     """Some apps draw an empty white cell as a large "0" (FACTS.md). The zeros' top and bottom
     strokes are lines a third of a cell apart in every row and column, a finer lattice than the

@@ -60,7 +60,7 @@ class GridGeometry:
     warped_size : tuple of int
         (height, width) of the rectified image.
     other_outlines : tuple
-        Other outlines of the same grid, with other numbers of rows or columns, clearest first:
+        Outlines of the same grid as clear, with fewer rows or columns, clearest first:
         (corners in source pixels, clarity, (rows, columns)); see :func:`locate_in_other_outlines`.
     """
 
@@ -127,10 +127,16 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         if not probes:
             probes = [p for p in (_probe(small, q, refit_long_cells=True) for q in distinct) if p is not None]
         # Two grids printed close together (a puzzle over its answer key) pass for one, the page
-        # between them a row of cells that no line crosses: each grid is found on its own. (Only
-        # a quad with more cells than another can hold two grids that were seen apart.)
-        fewest = min((p[2][0] * p[2][1] for p in probes), default=0)
-        probes = [p for p in probes if p[2][0] * p[2][1] == fewest or _one_grid(small, p)]
+        # between them a row of cells that no line crosses: each grid is found on its own. A quad
+        # with more cells than another may hold two grids that were seen apart, and the clearest
+        # may; where it does, any of its blob's quads may.
+        if not probes:
+            continue
+        fewest = min(p[2][0] * p[2][1] for p in probes)
+        top = max(probes, key=lambda p: p[1])
+        whole = _one_grid(small, top)
+        probes = [p for p in probes if (whole if p is top else (
+            whole and p[2][0] * p[2][1] == fewest or _one_grid(small, p)))]
         if not probes:
             continue
         best = max(probes, key=lambda p: p[1])
@@ -173,22 +179,25 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         for k, option in enumerate(((quad_xy, contrast, shape),) + others):
             geom = _refine(gray, *option, cell_px)
             if geom is not None and _cells_sane(geom.lattice):
+                # Smaller ones, as clear: the larger outline is taken over a clearer one where the
+                # two score nearly alike, and may have taken in a title or the page beside it.
                 shapes = {geom.shape}
-                unlike = [o for o in others[k:] if o[2] not in shapes and not shapes.add(o[2])]
+                unlike = [o for o in others[k:] if o[1] >= option[1] and o[2][0] <= geom.shape[0]
+                          and o[2][1] <= geom.shape[1] and o[2] not in shapes and not shapes.add(o[2])]
                 geometries.append(replace(geom, other_outlines=tuple(unlike[:_OTHER_OUTLINES])))
                 break
     return _reading_order(geometries)
 
 
 #: Outlines of other sizes kept with a grid for a second reading (see :func:`locate_in_other_outlines`).
-_OTHER_OUTLINES = 3
+_OTHER_OUTLINES = 2
 
 
 def locate_in_other_outlines(image_bgr: np.ndarray, geometry: GridGeometry,
                              cell_px: int = 48) -> Iterator[GridGeometry]:
     """The grid located again in each of its other outlines (``geometry.other_outlines``), clearest
-    first: the same print seen with a row or column more or less (a title above the frame taken
-    for a row of cells, a wedge of page beside a shadow). Refined only when asked for."""
+    first: the same print seen with fewer rows or columns (the one taken may have taken in a title
+    above the frame, or the page beside it, as rows of cells). Refined only when asked for."""
     gray = _to_gray(image_bgr)
     for option in geometry.other_outlines:
         geom = _refine(gray, *option, cell_px)
