@@ -422,8 +422,8 @@ def _read_other_outlines(image: np.ndarray, geometry: GridGeometry, result: Puzz
     reading is solved.
 
     The outline taken is the largest of those nearly as clear as the clearest, since a tight one
-    may cut off a row; a title above the frame or a wedge of page in a shadow can pass for that
-    row. Read in a smaller outline, a grid that lost a row of white cells cannot be solved (its
+    may cut off a row; a title above the frame, or the page beside it, can pass for that row.
+    Read in a smaller outline, a grid that lost a row of white cells cannot be solved (its
     down clues then total more than its across clues), nor one that lost its clue row or column
     (its runs lack clues): a solution there is the grid's own.
     """

@@ -207,6 +207,7 @@ def locate_in_other_outlines(image_bgr: np.ndarray, geometry: GridGeometry,
 
 #: How much clearer a bridged quad must be than a blob's own to stand for the blob's grid.
 _BRIDGED_CLEARER = 0.15
+
 #: How much lower a quad that continues the clearest one's lattice may score (see locate_puzzles).
 _EXTENSION_SLACK = 0.1
 
