@@ -374,3 +374,13 @@ def test_a_board_of_tiles_parted_by_light_gaps_is_found_whole():
     them. A bridged quad far clearer than the blob's own stands for the grid. Rendered from a
     corpus puzzle (bench style zero_cells, seed 52, #0; its transcription)."""
     assert_solved_as_transcribed(IMAGES / "rounded_tiles_parted_by_light_gaps_zeros_7x7_render.jpg")
+
+
+def test_rows_reaching_past_the_picture_edge_do_not_make_a_grid_larger():
+    """A creased page photographed with the grid near the image's top edge, the dark desk above
+    the page: a 14x11 quad (0.71 clear) reaching half a row past the picture's edge continued the
+    grid's 11x11 lattice (1.00) over three rows of page and desk, taken for blocks, and was kept
+    as the grid holding it (unreadable, 16 clues lost). Rows the picture does not show are not
+    seen to be lined: the clearer grid inside is the grid. Rendered from a corpus puzzle (bench
+    tier creased, seed 52, #11; its transcription; WebP quality 90)."""
+    assert_solved_as_transcribed(IMAGES / "grid_at_the_top_edge_a_quad_reaching_off_the_picture_11x11_render.webp")

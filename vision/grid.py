@@ -171,7 +171,14 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
     def holds(big, part) -> bool | None:
         if not _continues(big, part):
             return None
-        return bool(_lined_all_round(small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2])))
+        # A row reaching a quarter of a cell or more past the picture's edge is not seen, lined or
+        # not: the part is the grid.
+        big_small = big[0] * scale
+        margin = 0.25 * _quad_cell(big_small, big[2])
+        if (big_small.min(axis=0) < -margin).any() or \
+                (big_small.max(axis=0) > np.array(small.shape[1::-1]) + margin).any():
+            return False
+        return bool(_lined_all_round(small, (big_small, big[1], big[2]), (part[0] * scale, part[1], part[2])))
 
     found = _drop_nested(found, holds)
     geometries = []
