@@ -127,16 +127,10 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         if not probes:
             probes = [p for p in (_probe(small, q, refit_long_cells=True) for q in distinct) if p is not None]
         # Two grids printed close together (a puzzle over its answer key) pass for one, the page
-        # between them a row of cells that no line crosses: each grid is found on its own. A quad
-        # with more cells than another may hold two grids that were seen apart, and the clearest
-        # may; where it does, any of its blob's quads may.
+        # between them a row of cells that no line crosses: each grid is found on its own.
         if not probes:
             continue
-        fewest = min(p[2][0] * p[2][1] for p in probes)
-        top = max(probes, key=lambda p: p[1])
-        whole = _one_grid(small, top)
-        probes = [p for p in probes if (whole if p is top else (
-            whole and p[2][0] * p[2][1] == fewest or _one_grid(small, p)))]
+        probes = _single_grids(small, probes)
         if not probes:
             continue
         best = max(probes, key=lambda p: p[1])
@@ -186,14 +180,34 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         for k, option in enumerate(((quad_xy, contrast, shape),) + others):
             geom = _refine(gray, *option, cell_px)
             if geom is not None and _cells_sane(geom.lattice):
-                # Smaller ones, as clear: the larger outline is taken over a clearer one where the
-                # two score nearly alike, and may have taken in a title or the page beside it.
-                shapes = {geom.shape}
-                unlike = [o for o in others[k:] if o[1] >= option[1] and o[2][0] <= geom.shape[0]
-                          and o[2][1] <= geom.shape[1] and o[2] not in shapes and not shapes.add(o[2])]
-                geometries.append(replace(geom, other_outlines=tuple(unlike[:_OTHER_OUTLINES])))
+                geometries.append(replace(geom, other_outlines=_smaller_outlines(others[k:], option, geom.shape)))
                 break
     return _reading_order(geometries)
+
+
+def _single_grids(gray_small: np.ndarray, probes: list) -> list:
+    """The probes that hold one grid (:func:`_one_grid`). Only a quad with more cells than another
+    of its blob may hold two grids that were seen apart, or the clearest; where the clearest does,
+    any of them may."""
+    top = max(probes, key=lambda p: p[1])
+    if not _one_grid(gray_small, top):
+        return [p for p in probes if p is not top and _one_grid(gray_small, p)]
+    fewest = min(p[2][0] * p[2][1] for p in probes)
+    return [p for p in probes if p is top or p[2][0] * p[2][1] == fewest or _one_grid(gray_small, p)]
+
+
+def _smaller_outlines(others, option, shape: tuple[int, int]) -> tuple:
+    """Of probes ``others`` (clearest first), the first ``_OTHER_OUTLINES`` of distinct sizes with
+    no more rows or columns than ``shape`` and at least the clarity of the ``option`` taken: the
+    larger outline is taken over a clearer one where the two score nearly alike, and may have
+    taken in a title or the page beside it."""
+    kept, shapes = [], {shape}
+    for other in others:
+        rows, cols = other[2]
+        if other[1] >= option[1] and rows <= shape[0] and cols <= shape[1] and other[2] not in shapes:
+            shapes.add(other[2])
+            kept.append(other)
+    return tuple(kept[:_OTHER_OUTLINES])
 
 
 #: Outlines of other sizes kept with a grid for a second reading (see :func:`locate_in_other_outlines`).
