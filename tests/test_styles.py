@@ -504,6 +504,18 @@ def test_cursor_cells_holding_pencilled_candidates_in_their_corners_stay_white()
     assert_solved_as_transcribed(IMAGES / "phone_screen_cursor_cells_with_pencil_notes_12x12_render.webp")
 
 
+def test_beige_blocks_as_light_as_the_paper_do_not_set_its_tint():
+    """A photographed page of an app's board: beige blocks and clue cells with dashed diagonals,
+    the selected cell's row and column tinted a yellow near the beige. Under the photo's light
+    the beige was within a tenth of the paper's tone, and being more of the grid than the white
+    cells, set the paper's tint: the white cells stood apart by colour and were taken for clue
+    cells (unreadable). Of two tints among the lightest cells, the lighter is the paper's; and a
+    cursor's tint, half as far from the print's as another print's, is told by its row and column
+    and the layout it mends. Rendered from a corpus puzzle (bench style:app_notes, seed 54, #2;
+    its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "beige_blocks_as_light_as_paper_under_a_cursor_near_their_tint_10x9_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

@@ -88,6 +88,47 @@ def _paper_tint_field(tint: np.ndarray, lightest: np.ndarray) -> np.ndarray:
     return fit[0].reshape(tint.shape).astype(np.float32)
 
 
+def _lighter_of_two_tints(tone: np.ndarray, tint: np.ndarray, lightest: np.ndarray) -> np.ndarray:
+    """Of ``lightest``, the cells of the lighter paper where they are of two tints, one of them
+    lighter; all of them otherwise.
+
+    A photo's light can bring a pale tinted print (beige blocks) within a tenth of the white
+    paper's tone, and where that print covers more of the grid than the white cells do, the
+    lightest cells' median tint is the print's: the white cells then stood apart by colour and
+    were taken for clue cells. Ink only darkens paper, so of two tints among the lightest
+    cells, the white paper is the lighter one, where one is lighter by more than the paper's
+    own unevenness; where the two are as light (pale yellow clue cells on cream), nothing is
+    said here. Nor where the tints are nearer than a print's that its colour alone marks as not
+    white (a pastel tile, 11 Lab units from its white cells, is told by the paper colours'
+    classes and the layout, which the tint taken for the paper's leaves to decide).
+    """
+    if lightest.sum() < 2 * _TINT_GROUP_CELLS:
+        return lightest
+    values = tint[lightest].astype(np.float32)
+    cv2.setRNGSeed(0)
+    _, labels, centres = cv2.kmeans(values, 2, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.2),
+                                    3, cv2.KMEANS_PP_CENTERS)
+    labels = labels.ravel()
+    if (np.linalg.norm(centres[0] - centres[1]) <= _PRINT_TINT_APART
+            or min(np.count_nonzero(labels == 0), np.count_nonzero(labels == 1)) < _TINT_GROUP_CELLS):
+        return lightest
+    tones = tone[lightest]
+    medians = [float(np.median(tones[labels == j])) for j in (0, 1)]
+    if abs(medians[0] - medians[1]) < _LIGHTER_TINT:
+        return lightest
+    out = np.zeros_like(lightest)
+    out[lightest] = labels == int(np.argmin(medians))
+    return out
+
+
+#: Lab a*b* distance of two tints among the lightest cells for the lighter to be taken for the
+#: paper's: far enough that the other's colour alone passes any split of the cells' scores
+#: (``_split_threshold``'s highest, 0.35, over ``classify_cells``' 0.8 weight on colour).
+_PRINT_TINT_APART = 18.0
+#: Cells each of two tints among the lightest cells must have for the lighter one to stand for the paper.
+_TINT_GROUP_CELLS = 4
+#: Tone by which one of two tints must be lighter than the other to be the white paper's.
+_LIGHTER_TINT = 0.03
 #: Lightest cells a tint field is fitted to, at least; with fewer, one tint for the grid.
 _TINT_FIELD_CELLS = 8
 #: Lab a*b* distance from the fitted plane that is still the paper's own noise.
@@ -173,6 +214,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
         apart = np.linalg.norm(tint - np.median(tint[with_diagonal], axis=0), axis=2) > _TINT_APART
         if (lightest & apart).sum() >= max(2, (lightest & ~apart).sum()):
             lightest &= apart
+    lightest &= _lighter_of_two_tints(tone, tint, lightest)
     ref = _paper_tint_field(tint, lightest)
     return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(_colour_apart(tint, ref), 0, 1),
                         dashed=np.clip(diag_dashed / span, 0, 1), paper=paper, ink=ink,
@@ -331,7 +373,7 @@ def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
         # Beside dark print any light tint is unlike it, however near grey its hue (pale blue
         # beside black blocks).
         print_tint = np.median(feats.tint[non_white], axis=0)
-        unlike = (((_colour_apart(feats.tint, print_tint) > _UNLIKE_COLOUR)
+        unlike = (((_colour_apart(feats.tint, print_tint) > _CURSOR_APART)
                    | ((tone >= _DARK_PRINT) & (feats.tone < _SELECTION_TONE)))
                   & (feats.colour > _UNLIKE_COLOUR))
     else:
@@ -403,6 +445,9 @@ def _cross(cells: np.ndarray) -> tuple[int, int]:
 
 #: Tone a cursor's tint stays under (pastels: lilac 0.12, light blue 0.13, a deeper blue 0.2).
 _SELECTION_TONE = 0.25
+#: How far (``CellFeatures.colour``'s scale) a cursor's tint must be from the print's: half as far as
+#: another print's, as the cells so tinted must also lie in one row and column and mend the layout.
+_CURSOR_APART = 0.12
 #: Print this dark (its cells' median tone) is unlike any light tint, whatever the hue.
 _DARK_PRINT = 0.5
 
