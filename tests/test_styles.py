@@ -516,6 +516,18 @@ def test_beige_blocks_as_light_as_the_paper_do_not_set_its_tint():
     assert_solved_as_transcribed(IMAGES / "beige_blocks_as_light_as_paper_under_a_cursor_near_their_tint_10x9_render.jpg")
 
 
+def test_a_grid_line_that_followed_a_column_of_large_digits_is_followed_again_past_them():
+    """A photographed phone screen of an app board mid-game: a large entry in every white cell,
+    thin grid lines. One column line, followed down the grid, left its course for the strokes
+    of the entries beside it, half a cell off by the bottom row (a clue cell cut in two, its
+    number lost, the grid unreadable). Too few crossings to make the mesh irregular as a whole;
+    a crossing far off the middle of the lines beside its own now has the lines followed again
+    past the entries. Rendered from a corpus puzzle (bench style:phone_screen, seed 55, #11; its
+    transcription), stored as lossless WebP (at JPEG or WebP quality 90 the line kept its course
+    by chance)."""
+    assert_solved_as_transcribed(IMAGES / "large_entries_a_grid_line_followed_down_a_column_of_digits_11x11_render.webp")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

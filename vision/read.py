@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 #: Pixels per cell side for reading; clue digits are about a third of a cell high.
 READ_CELL_PX = 72
 _REFIT_IRREGULARITY = 0.15  # cells; a mesh this far from its lattice may have followed wrong lines
+_STRAY_LINE = 0.2  # cells; a crossing this far from where its neighbours put it is off its line
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,13 +218,16 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
         warped, H, lattice = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
         corners_xy = refine_lattice_mesh(warped, lattice)
     irregularity = mesh_irregularity(corners_xy, lattice)
-    if irregularity > _REFIT_IRREGULARITY:
+    stray = _stray_line(corners_xy, lattice)
+    if irregularity > _REFIT_IRREGULARITY or stray > _STRAY_LINE:
         # The lines followed may be the sides of large entries (an app's "0" in every empty cell)
         # beside fainter grid lines: followed as lines that run on for most of a cell, the mesh
-        # is taken where it is regular.
+        # is taken where it is regular. One line alone may stray so (down a column of large
+        # digits), too few crossings to make the mesh irregular as a whole.
         long_xy = mesh_past_entries(warped, lattice, corners_xy)
         long_irregularity = float("inf") if long_xy is None else mesh_irregularity(long_xy, lattice)
-        if long_irregularity <= _REFIT_IRREGULARITY:
+        if long_irregularity <= _REFIT_IRREGULARITY and (
+                irregularity > _REFIT_IRREGULARITY or _stray_line(long_xy, lattice) < stray):
             log.info("grid lines followed past the entries' strokes (irregularity %.2f -> %.2f cell)",
                      irregularity, long_irregularity)
             corners_xy, irregularity = long_xy, long_irregularity
@@ -245,6 +249,19 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     lattice = Lattice(tuple(float(v) for v in corners_xy[:, :, 1].mean(axis=1)),
                       tuple(float(v) for v in corners_xy[:, :, 0].mean(axis=0)))
     return warped, H, lattice, read_lattice
+
+
+def _stray_line(corners_xy: np.ndarray, lattice: Lattice) -> float:
+    """How far (in cells) the mesh's farthest crossing lies off the middle of the lines beside
+    its own (a column line's crossing from those of the columns left and right of it, a row
+    line's from those above and below): a page's bow bends neighbouring lines together, a line
+    that followed the strokes of large digits leaves them."""
+    cell = float(np.mean(np.diff(lattice.col_edges)) + np.mean(np.diff(lattice.row_edges))) / 2
+    if corners_xy.shape[0] < 3 or corners_xy.shape[1] < 3 or cell <= 0:
+        return 0.0
+    off_columns = corners_xy[:, 1:-1, 0] - (corners_xy[:, :-2, 0] + corners_xy[:, 2:, 0]) / 2
+    off_rows = corners_xy[1:-1, :, 1] - (corners_xy[:-2, :, 1] + corners_xy[2:, :, 1]) / 2
+    return float(max(np.abs(off_columns).max(), np.abs(off_rows).max())) / cell
 
 
 def read_grid(image: np.ndarray, geometry: GridGeometry, *, second_opinion: bool = True,
