@@ -36,8 +36,8 @@ from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
-from vision.read import (GridReading, complete_clue_border, look_at_grid, number_pad, read_answer_key, read_numbers,
-                         trim_page_margin)
+from vision.read import (GridReading, complete_clue_border, look_at_grid, number_pad, numbers_in_blocks, read_answer_key,
+                         read_numbers, trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
            "solution_marks", "read_progress", "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
@@ -411,6 +411,8 @@ def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
         grid, rec = _check_reading(grid, time_limit_s)
         grid, rec = _check_layout(grid, rec, time_limit_s)
         rec = _faint_not_unsolvable(grid, rec)
+    if rec.status == "solved":
+        grid, rec = _numbers_in_blocks(grid, rec, time_limit_s)
     rec, written = _entries_apart(grid, rec, time_limit_s)
     return PuzzleResult(rec.status, rec.puzzle, rec.solution, geometry.quad.corners_xy, rec.corrections,
                         rec.problems, grid, rec.suspect_runs, time.perf_counter() - start, written)
@@ -656,6 +658,29 @@ def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) ->
     else:
         return reading, _misread_not_unsolvable(rec, off)
     return reading, _not_solved(rec, problem, doubted)
+
+
+def _numbers_in_blocks(reading: GridReading, rec: Reconciled, time_limit_s: float) -> tuple[GridReading, Reconciled]:
+    """A solved reading checked for numbers printed in its blocks (:func:`numbers_in_blocks`).
+
+    Each says the cell it points to is white: the layout with those cells white is read as any
+    layout in doubt is (:func:`_check_layout`) and taken where the rules solve it with no number
+    left in a block; otherwise the puzzle is not called solved. A puzzle may have one solution
+    with a white cell taken for a clue cell (the two runs through it become one cell shorter,
+    the clues read there fitting them); that solution leaves the cell out, and is no answer.
+    """
+    printed = numbers_in_blocks(reading)
+    if not printed:
+        return reading, rec
+    doubted = dataclasses.replace(reading, stray=reading.stray + printed)
+    again, again_rec = _check_layout(doubted, rec, time_limit_s)
+    if again is not doubted and again_rec.status == "solved" and not numbers_in_blocks(again):
+        log.info("numbers printed in blocks: read with the cells they point to white")
+        return again, again_rec
+    pointed = sorted({(r + 1, c) if direction == "down" else (r, c + 1) for (r, c), direction, _ in printed})
+    problem = (f"numbers are printed where the layout has no run ({_cells_text(sorted({cell for cell, _, _ in printed}))}); "
+               f"check the cells at {_cells_text(pointed)}")
+    return reading, _not_solved(rec, problem, pointed)
 
 
 #: Share of the print's tone (the clue cells') below which a cell without a diagonal may be

@@ -528,6 +528,17 @@ def test_a_grid_line_that_followed_a_column_of_large_digits_is_followed_again_pa
     assert_solved_as_transcribed(IMAGES / "large_entries_a_grid_line_followed_down_a_column_of_digits_11x11_render.webp")
 
 
+def test_a_cursor_cell_read_as_a_clue_cell_is_no_solution_without_it():
+    """An app's board mid-game: the cursor's cell, in the corner of the first white run, tinted
+    and holding pencilled candidates, was read as a clue cell (its candidates as a "3" and a
+    "2"). The runs through it one cell shorter, the puzzle still had one solution, reported
+    solved without that cell (a wrong answer); the clues above and left of it, "4" and "3",
+    were printed in what the layout made blocks. A number in a block says the cell it points to
+    is white: read so, the puzzle is solved with it. Rendered from a corpus puzzle (bench
+    style:app_notes, seed 56, #7; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "cursor_cell_with_pencil_marks_read_as_a_clue_cell_11x11_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

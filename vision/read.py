@@ -20,7 +20,7 @@ from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, eithe
                   read_faint_numbers, read_givens, read_numbers_across_the_diagonal, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "read_answer_key", "straighten_grid",
+__all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "numbers_in_blocks", "read_answer_key", "straighten_grid",
            "rectify_for_reading", "layout_doubt",
            "complete_clue_border", "trim_page_margin"]
 
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 READ_CELL_PX = 72
 _REFIT_IRREGULARITY = 0.15  # cells; a mesh this far from its lattice may have followed wrong lines
 _STRAY_LINE = 0.2  # cells; a crossing this far from where its neighbours put it is off its line
+_STRAY_SURE = 0.9  # a number read where the layout has no run counts from this confidence
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,6 +298,42 @@ def look_at_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
                        layout_doubt(whites, n_rows, n_cols), warped, read_lattice, shadow=tuple(shadow))
 
 
+def numbers_in_blocks(reading: GridReading) -> tuple[tuple[Cell, str, int], ...]:
+    """Numbers legible in the blocks of ``reading``'s layout, on the side that faces a clue cell:
+    (block, direction, value).
+
+    A block heads no run and carries no number; a number there says the cell it points to was
+    taken for print and is white (an app's cursor cell holding pencilled candidates, read as a
+    clue cell, leaves the clues above and left of it pointing at nothing; the puzzle may still
+    have one solution, without that cell). Only blocks beside a clue cell are read: a cell of
+    print taken for white makes the number's cell a clue cell, not a block.
+    """
+    if reading.rectified is None or reading.rectified_lattice is None or not reading.whites:
+        return ()
+    n_rows, n_cols = reading.n_rows, reading.n_cols
+    clue_cells = set(_clue_cells(reading.whites, n_rows, n_cols))
+    blocks, facing = [], []
+    for r in range(n_rows):
+        for c in range(n_cols):
+            if (r, c) in reading.whites or (r, c) in clue_cells:
+                continue
+            sides = ((r + 1, c) in clue_cells, (r, c + 1) in clue_cells)
+            if any(sides):
+                blocks.append((r, c))
+                facing.append(sides)
+    if not blocks:
+        return ()
+    crops = [_cell_crop(reading.rectified, reading.rectified_lattice, r, c) for r, c in blocks]
+    printed = []
+    for cell, sides, reads in zip(blocks, facing, read_clues_two_readers(crops, second_opinion=False)):
+        for direction, faces, read in zip(("down", "across"), sides, reads):
+            if faces and read.value is not None and read.confidence > _STRAY_SURE:
+                printed.append((cell, direction, int(read.value)))
+    if printed:
+        log.info("numbers read in blocks: %s", printed)
+    return tuple(printed)
+
+
 def _clue_cells(whites: frozenset[Cell], n_rows: int, n_cols: int) -> tuple[Cell, ...]:
     # The layout decides which cells carry a number: those with a white cell below or to the right.
     return tuple((r, c) for r in range(n_rows) for c in range(n_cols)
@@ -332,7 +369,7 @@ def read_numbers(look: GridReading, *, second_opinion: bool = True,
         for direction, needed, read in (("down", need_down, down_read), ("across", need_across, across_read)):
             if needed:
                 sides.append(SideReading(cell, direction, _options(read), read.confidence))
-            elif read.value is not None and read.confidence > 0.9:
+            elif read.value is not None and read.confidence > _STRAY_SURE:
                 stray.append((cell, direction, read.value))
     if stray:
         log.info("numbers read where the layout has no run: %s", stray)
