@@ -282,7 +282,8 @@ def _lines_crossing(gray_small: np.ndarray, probe):
     # Blocks need no line between them, as in _trim_unsupported: a column of grey tiles round
     # an app's board shows its gaps faintly, grey on grey. But only blank ones: text is marks on
     # paper, and a row of buttons under an app's grid is as dark as its blocks but lettered.
-    dark = (_ink_share(_below_cut(warped, rows, cols), rows, cols) > 0.5) & _blank_cells(warped, rows, cols)
+    dark = _ink_share(_below_cut(warped, rows, cols), rows, cols) > 0.5
+    dark &= _blank_cells(warped, rows, cols, dark)
     row_sup = _band_support(cum_v, dark, rows, cols, cell)
     col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
     return row_sup, col_sup, H, (height, width), cell
@@ -307,21 +308,60 @@ _UNLINED = 0.3
 _LINED = 0.7
 
 
-def _blank_cells(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+def _blank_cells(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray, asked: np.ndarray | None = None) -> np.ndarray:
     """(n_rows, n_cols): whether each cell's middle (a fifth of a cell in) is of one tone, its
-    spread (10th to 90th percentile) under ``_BLANK_SPREAD`` of the grey's whole range."""
-    span = max(float(np.percentile(gray, 99)) - float(np.percentile(gray, 1)), 1.0)
-    blank = np.zeros((len(rows) - 1, len(cols) - 1), bool)
-    for r in range(len(rows) - 1):
-        dy = 0.2 * (rows[r + 1] - rows[r])
-        for c in range(len(cols) - 1):
-            dx = 0.2 * (cols[c + 1] - cols[c])
-            middle = gray[int(round(rows[r] + dy)):int(round(rows[r + 1] - dy)),
-                          int(round(cols[c] + dx)):int(round(cols[c + 1] - dx))]
+    spread (10th to 90th percentile) under ``_BLANK_SPREAD`` of the grey's whole range; only the
+    cells ``asked`` where given (the others False)."""
+    low, high = np.percentile(gray, [1, 99])
+    limit = _BLANK_SPREAD * max(float(high) - float(low), 1.0)
+    n_rows, n_cols = len(rows) - 1, len(cols) - 1
+    asked = np.ones((n_rows, n_cols), bool) if asked is None else asked
+    row_spans = [(int(round(rows[r] + 0.2 * (rows[r + 1] - rows[r]))), int(round(rows[r + 1] - 0.2 * (rows[r + 1] - rows[r]))))
+                 for r in range(n_rows)]
+    col_spans = [(int(round(cols[c] + 0.2 * (cols[c + 1] - cols[c]))), int(round(cols[c + 1] - 0.2 * (cols[c + 1] - cols[c]))))
+                 for c in range(n_cols)]
+    cell_row, cell_col = _owners(row_spans, gray.shape[0]), _owners(col_spans, gray.shape[1])
+    if gray.dtype != np.uint8 or cell_row is None or cell_col is None:
+        blank = np.zeros((n_rows, n_cols), bool)
+        for r, c in zip(*np.nonzero(asked)):
+            middle = gray[row_spans[r][0]:row_spans[r][1], col_spans[c][0]:col_spans[c][1]]
             if middle.size:
-                low, high = np.percentile(middle, [10, 90])
-                blank[r, c] = high - low < _BLANK_SPREAD * span
-    return blank
+                p10, p90 = np.percentile(middle, [10, 90])
+                blank[r, c] = p90 - p10 < limit
+        return blank
+    # All cells at once (a cell's percentiles one by one were most of a probe's line check): the
+    # 10th and 90th percentiles are order statistics of each cell's 8-bit greys, read off its
+    # histogram and interpolated as numpy's percentile does, to the same values.
+    ids = cell_row[:, None] * n_cols + cell_col[None, :]
+    inside = (cell_row[:, None] >= 0) & (cell_col[None, :] >= 0)
+    inside &= asked.ravel()[np.where(inside, ids, 0)]
+    cum = np.cumsum(np.bincount(ids[inside] * 256 + gray[inside], minlength=n_rows * n_cols * 256)
+                    .reshape(-1, 256), axis=1)
+    n = cum[:, -1].astype(np.float64)
+    have = n > 0
+    ends = []
+    for q in (0.1, 0.9):
+        virtual = (n - 1) * q  # numpy's "linear" method: (n - 1) q, between neighbours
+        below = np.floor(virtual)
+        gamma = virtual - below
+        last = np.maximum(n - 1, 0).astype(np.int64)
+        k_low = np.where(virtual >= n - 1, last, below.astype(np.int64))
+        k_high = np.where(virtual >= n - 1, last, below.astype(np.int64) + 1)
+        a = np.argmax(cum > k_low[:, None], axis=1).astype(np.float64)
+        b = np.argmax(cum > k_high[:, None], axis=1).astype(np.float64)
+        ends.append(np.where(gamma >= 0.5, b - (b - a) * (1 - gamma), a + (b - a) * gamma))
+    return (have & (ends[1] - ends[0] < limit)).reshape(n_rows, n_cols)
+
+
+def _owners(spans: list[tuple[int, int]], length: int) -> np.ndarray | None:
+    """Per pixel along an axis, the index of the span (start, stop) holding it, -1 for none;
+    None where two spans share a pixel or one reaches outside 0..length."""
+    owner = np.full(length, -1)
+    for k, (start, stop) in enumerate(spans):
+        if start < 0 or stop > length or (owner[start:stop] >= 0).any():
+            return None
+        owner[start:stop] = k
+    return owner
 
 
 #: Spread of a blank cell's middle, as a share of the image's range of grey.
