@@ -384,3 +384,36 @@ def test_rows_reaching_past_the_picture_edge_do_not_make_a_grid_larger():
     seen to be lined: the clearer grid inside is the grid. Rendered from a corpus puzzle (bench
     tier creased, seed 52, #11; its transcription; WebP quality 90)."""
     assert_solved_as_transcribed(IMAGES / "grid_at_the_top_edge_a_quad_reaching_off_the_picture_11x11_render.webp")
+
+
+def test_blank_cells_all_at_once_match_each_cells_percentiles():
+    """The blank-cell test of a probe, worked from each cell's histogram, says what numpy's
+    percentiles of each cell's middle say, cell by cell (random greys, flat cells with specks,
+    grids of 1 to 19 cells a side, some cells not asked)."""
+    from vision.grid import _BLANK_SPREAD, _blank_cells
+
+    rng = np.random.default_rng(7)
+    blanks = 0
+    for trial in range(400):
+        h, w = (int(v) for v in rng.integers(5, 300, 2))
+        gray = rng.integers(0, 256, (h, w)).astype(np.uint8)
+        if trial % 2:  # flat cells with specks: many blank, some just over the spread
+            gray = np.full((h, w), rng.integers(0, 256), np.uint8)
+            gray[rng.random((h, w)) < rng.random() * 0.3] = rng.integers(0, 256)
+        n_rows, n_cols = (int(v) for v in rng.integers(1, 20, 2))
+        rows, cols = np.linspace(0, h, n_rows + 1), np.linspace(0, w, n_cols + 1)
+        asked = rng.random((n_rows, n_cols)) < 0.6
+        limit = _BLANK_SPREAD * max(float(np.percentile(gray, 99)) - float(np.percentile(gray, 1)), 1.0)
+        expected = np.zeros((n_rows, n_cols), bool)
+        for r in range(n_rows):
+            dy = 0.2 * (rows[r + 1] - rows[r])
+            for c in range(n_cols):
+                dx = 0.2 * (cols[c + 1] - cols[c])
+                middle = gray[int(round(rows[r] + dy)):int(round(rows[r + 1] - dy)),
+                              int(round(cols[c] + dx)):int(round(cols[c + 1] - dx))]
+                if asked[r, c] and middle.size:
+                    low, high = np.percentile(middle, [10, 90])
+                    expected[r, c] = high - low < limit
+        assert np.array_equal(_blank_cells(gray, rows, cols, asked), expected), trial
+        blanks += int(expected.sum())
+    assert blanks > 1000  # the flat cells make the test see both answers
