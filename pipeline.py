@@ -36,8 +36,8 @@ from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
-from vision.read import (GridReading, complete_clue_border, look_at_grid, number_pad, numbers_in_blocks, read_answer_key,
-                         read_numbers, trim_page_margin)
+from vision.read import (GridReading, complete_clue_border, look_at_grid, number_pad, numbers_in_blocks,
+                         read_answer_key, read_numbers, trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
            "solution_marks", "read_progress", "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
@@ -678,7 +678,8 @@ def _numbers_in_blocks(reading: GridReading, rec: Reconciled, time_limit_s: floa
         log.info("numbers printed in blocks: read with the cells they point to white")
         return again, again_rec
     pointed = sorted({(r + 1, c) if direction == "down" else (r, c + 1) for (r, c), direction, _ in printed})
-    problem = (f"numbers are printed where the layout has no run ({_cells_text(sorted({cell for cell, _, _ in printed}))}); "
+    blocks = sorted({cell for cell, _, _ in printed})
+    problem = (f"numbers are printed where the layout has no run ({_cells_text(blocks)}); "
                f"check the cells at {_cells_text(pointed)}")
     return reading, _not_solved(rec, problem, pointed)
 

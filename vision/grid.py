@@ -316,10 +316,7 @@ def _blank_cells(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray, asked: np
     limit = _BLANK_SPREAD * max(float(high) - float(low), 1.0)
     n_rows, n_cols = len(rows) - 1, len(cols) - 1
     asked = np.ones((n_rows, n_cols), bool) if asked is None else asked
-    row_spans = [(int(round(rows[r] + 0.2 * (rows[r + 1] - rows[r]))), int(round(rows[r + 1] - 0.2 * (rows[r + 1] - rows[r]))))
-                 for r in range(n_rows)]
-    col_spans = [(int(round(cols[c] + 0.2 * (cols[c + 1] - cols[c]))), int(round(cols[c + 1] - 0.2 * (cols[c + 1] - cols[c]))))
-                 for c in range(n_cols)]
+    row_spans, col_spans = _middles(rows), _middles(cols)
     cell_row, cell_col = _owners(row_spans, gray.shape[0]), _owners(col_spans, gray.shape[1])
     if gray.dtype != np.uint8 or cell_row is None or cell_col is None:
         blank = np.zeros((n_rows, n_cols), bool)
@@ -351,6 +348,11 @@ def _blank_cells(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray, asked: np
         b = np.argmax(cum > k_high[:, None], axis=1).astype(np.float64)
         ends.append(np.where(gamma >= 0.5, b - (b - a) * (1 - gamma), a + (b - a) * gamma))
     return (have & (ends[1] - ends[0] < limit)).reshape(n_rows, n_cols)
+
+
+def _middles(edges: np.ndarray) -> list[tuple[int, int]]:
+    """Each cell's middle along one axis, a fifth of the cell in from either edge, in pixels."""
+    return [(int(round(a + 0.2 * (b - a))), int(round(b - 0.2 * (b - a)))) for a, b in zip(edges[:-1], edges[1:])]
 
 
 def _owners(spans: list[tuple[int, int]], length: int) -> np.ndarray | None:

@@ -20,9 +20,8 @@ from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, eithe
                   read_faint_numbers, read_givens, read_numbers_across_the_diagonal, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "numbers_in_blocks", "read_answer_key", "straighten_grid",
-           "rectify_for_reading", "layout_doubt",
-           "complete_clue_border", "trim_page_margin"]
+__all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "numbers_in_blocks", "read_answer_key",
+           "straighten_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border", "trim_page_margin"]
 
 log = logging.getLogger(__name__)
 
