@@ -582,7 +582,7 @@ def _layout_doubts(reading: GridReading, rejected: bool = False
     taken = {cell for group, _ in groups for cell in group}
     doubted = set(taken)
     for (r, c), direction, _ in reading.stray:
-        cell = (r + 1, c) if direction == "down" else (r, c + 1)
+        cell = _pointed_cell((r, c), direction)
         if not (1 <= cell[0] < n_rows and 1 <= cell[1] < n_cols) or cell in reading.whites or cell in taken:
             continue
         group = tuple(sorted({cell, mirror_cell(n_rows, n_cols, cell)} - set(reading.whites)))
@@ -591,6 +591,12 @@ def _layout_doubts(reading: GridReading, rejected: bool = False
         groups.append((group, (True, False) if (r, c) in doubted else (True,)))
         taken.update(group)
     return off, groups
+
+
+def _pointed_cell(cell: Cell, direction: str) -> Cell:
+    """The cell a number printed in ``cell`` for ``direction`` heads the run from."""
+    r, c = cell
+    return (r + 1, c) if direction == "down" else (r, c + 1)
 
 
 def _check_layout(reading: GridReading, rec: Reconciled, time_limit_s: float) -> tuple[GridReading, Reconciled]:
@@ -677,7 +683,7 @@ def _numbers_in_blocks(reading: GridReading, rec: Reconciled, time_limit_s: floa
     if again is not doubted and again_rec.status == "solved" and not numbers_in_blocks(again):
         log.info("numbers printed in blocks: read with the cells they point to white")
         return again, again_rec
-    pointed = sorted({(r + 1, c) if direction == "down" else (r, c + 1) for (r, c), direction, _ in printed})
+    pointed = sorted({_pointed_cell(cell, direction) for cell, direction, _ in printed})
     blocks = sorted({cell for cell, _, _ in printed})
     problem = (f"numbers are printed where the layout has no run ({_cells_text(blocks)}); "
                f"check the cells at {_cells_text(pointed)}")

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from .colour import bgr_to_lab
+from .histograms import hist_kth, hist_median
 from .light import ShadowEdge, find_shadow
 from .ocr import numbers_in_discs
 from .types import CellClasses, Lattice
@@ -1390,22 +1391,10 @@ def _cell_histograms(planes: list[np.ndarray], lattice: Lattice) -> tuple[np.nda
     return empty, hists
 
 
-def _hist_kth(cum: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """The ``k``-th smallest value (0-based) of the values counted in cumulative histograms ``cum``."""
-    return np.argmax(cum > k[..., None], axis=-1)
-
-
-def _hist_median(hist: np.ndarray) -> np.ndarray:
-    """``np.median`` of the values counted in histograms ``hist`` (last axis)."""
-    cum = np.cumsum(hist, axis=-1)
-    n = cum[..., -1]
-    return (_hist_kth(cum, (n - 1) // 2) + _hist_kth(cum, n // 2)) / 2
-
-
 def _paper_tones(hist: np.ndarray) -> np.ndarray:
     """``_paper_tone`` of cells of whole grey levels, from their histograms (last axis)."""
     cum = np.cumsum(hist, axis=-1)
-    median = _hist_median(hist)
+    median = hist_median(hist)
     counts = hist.reshape(*hist.shape[:-1], 32, 8).sum(axis=-1).astype(np.float32)
     counts[..., 1:-1] = 0.25 * counts[..., :-2] + 0.5 * counts[..., 1:-1] + 0.25 * counts[..., 2:]
     peak = 8 * np.argmax(counts, axis=-1) + 4
@@ -1414,7 +1403,7 @@ def _paper_tones(hist: np.ndarray) -> np.ndarray:
     lo, hi = np.maximum(peak - _PAPER_BAND, 0), np.minimum(peak + _PAPER_BAND, 255)
     below = np.where(lo > 0, np.take_along_axis(cum, np.maximum(lo - 1, 0)[..., None], -1)[..., 0], 0)
     n_near = np.take_along_axis(cum, hi[..., None], -1)[..., 0] - below
-    near = (_hist_kth(cum, below + (n_near - 1) // 2) + _hist_kth(cum, below + n_near // 2)) / 2
+    near = (hist_kth(cum, below + (n_near - 1) // 2) + hist_kth(cum, below + n_near // 2)) / 2
     return np.where(n_near > 0, np.minimum(median, near), median)
 
 
