@@ -183,18 +183,33 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         if sum(map(_was_read, negative)) > sum(map(_was_read, results or [])):
             log.info("read in negative (light lines on a dark ground)")
             results = negative
+        if results is None or not any(map(_was_read, results)):
+            # Light lines round cells barely lighter than the ground (a phone's dark theme, its
+            # white cells the grey of the screen and its blocks black): the lines show the grid
+            # only in negative, while the cells' tones read as print (blocks the darkest) only
+            # as they are.
+            try:
+                as_is = _read_and_check(image, time_limit_s, locate_in=255 - image)
+            except GridNotFoundError:
+                as_is = []
+            if sum(map(_was_read, as_is)) > sum(map(_was_read, results or [])):
+                log.info("grid located in negative, its cells read as they are")
+                results = as_is
     if results is None:
         raise GridNotFoundError()
     return results
 
 
-def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True) -> list[PuzzleResult]:
-    looks = _look_at_grids(image)
+def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True,
+                    locate_in: np.ndarray | None = None) -> list[PuzzleResult]:
+    """The puzzles of ``image`` read and checked; their grids located in ``locate_in`` (the image
+    itself where None: another rendering of it, pixel for pixel)."""
+    looks = _look_at_grids(image, locate_in)
     # The largest grid speaks for the page (a page is scanned turned as a whole), at its first
     # look: a grid lying turned is read upright before its numbers are read as it lies.
     turns, sure = turns_to_try(max((look for _, look, _ in looks), key=lambda g: g.n_rows * g.n_cols)) \
         if turn else ((), False)
-    turned = _read_turned(image, turns, time_limit_s) if sure else None
+    turned = _read_turned(image, turns, time_limit_s, locate_in) if sure else None
     if turned is not None and _read_score(turned)[0]:
         return turned
     readings = [_read_grid(image, geometry, look, seconds) for geometry, look, seconds in looks]
@@ -203,7 +218,7 @@ def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True
                                   if res.status == Status.unreadable else res
                                   for (geometry, _, _), res in zip(looks, results)])
     if turns and not sure and not _read_score(results)[0]:
-        turned = _read_turned(image, turns, time_limit_s)
+        turned = _read_turned(image, turns, time_limit_s, locate_in)
     if turned is not None and _read_score(turned) > _read_score(results):
         return turned
     # A page of puzzles is worth more than a stray grid-like box: drop unreadable extras when
@@ -270,7 +285,8 @@ _SLANTED_CELLS = 3
 _SLANTED_SHARE = 0.15
 
 
-def _read_turned(image: np.ndarray, turns: tuple[int, ...], time_limit_s: float) -> list[PuzzleResult] | None:
+def _read_turned(image: np.ndarray, turns: tuple[int, ...], time_limit_s: float,
+                 locate_in: np.ndarray | None = None) -> list[PuzzleResult] | None:
     """The puzzles of ``image`` read and checked after each of ``turns`` quarter turns back to
     upright: the first reading that solves a puzzle, else the best one; None where no turned
     image holds a grid.
@@ -281,7 +297,8 @@ def _read_turned(image: np.ndarray, turns: tuple[int, ...], time_limit_s: float)
     for k in turns:
         log.info("the grid may lie turned %d degrees clockwise: read turned upright", 90 * k)
         try:
-            again = _read_and_check(np.ascontiguousarray(np.rot90(image, k)), time_limit_s, turn=False)
+            again = _read_and_check(np.ascontiguousarray(np.rot90(image, k)), time_limit_s, turn=False,
+                                    locate_in=None if locate_in is None else np.ascontiguousarray(np.rot90(locate_in, k)))
         except GridNotFoundError:
             continue
         to_upright = _quarter_turns_matrix(image.shape, k)
@@ -349,9 +366,11 @@ def read(image: np.ndarray) -> list[Reading]:
     return [_read_grid(image, geometry, look, seconds) for geometry, look, seconds in _look_at_grids(image)]
 
 
-def _look_at_grids(image: np.ndarray) -> list[tuple[GridGeometry, GridReading, float]]:
-    """Every grid on ``image`` located and looked at (:func:`look_at_grid`), with the seconds it took."""
-    geometries = locate_puzzles(image)
+def _look_at_grids(image: np.ndarray, locate_in: np.ndarray | None = None
+                   ) -> list[tuple[GridGeometry, GridReading, float]]:
+    """Every grid on ``image`` located (in ``locate_in`` where given) and looked at
+    (:func:`look_at_grid`), with the seconds it took."""
+    geometries = locate_puzzles(image if locate_in is None else locate_in)
     if not geometries:
         raise GridNotFoundError()
     looks = []

@@ -539,6 +539,16 @@ def test_a_cursor_cell_read_as_a_clue_cell_is_no_solution_without_it():
     assert_solved_as_transcribed(IMAGES / "cursor_cell_with_pencil_marks_read_as_a_clue_cell_11x11_render.jpg")
 
 
+def test_a_dark_theme_whose_lines_show_only_in_negative_is_read_as_it_is():
+    """A phone photographed showing an app's dark theme: light grid lines, white cells the grey
+    of the screen round them, blocks and clue cells black. As it is, the cells are one dark mass
+    with the screen (no grid found); in negative the lines show the grid, but the blocks are then
+    the lightest cells and pass for white. Located in negative and read as it is, it solves.
+    Rendered from a corpus puzzle (bench style:phone_screen, seed 57, #0; its transcription),
+    stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "dark_theme_phone_grey_cells_black_blocks_15x8_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour
