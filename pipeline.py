@@ -36,8 +36,8 @@ from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
-from vision.read import (GridReading, complete_clue_border, look_at_grid, number_pad, numbers_in_blocks,
-                         read_answer_key, read_numbers, trim_page_margin)
+from vision.read import (GLANCE_CELLS, GridReading, complete_clue_border, glance_at_grid, look_at_grid, number_pad,
+                         numbers_in_blocks, read_answer_key, read_numbers, trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
            "solution_marks", "read_progress", "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
@@ -376,6 +376,11 @@ def _look_at_grids(image: np.ndarray, locate_in: np.ndarray | None = None
     looks = []
     for geometry in geometries:
         start = time.perf_counter()
+        if geometry.lattice.shape[0] * geometry.lattice.shape[1] >= GLANCE_CELLS:
+            doubt = glance_at_grid(image, geometry)
+            if doubt is not None:
+                log.info("grid %dx%d not looked at: %s", *geometry.lattice.shape, doubt)
+                continue
         look = look_at_grid(image, geometry)
         if not number_pad(look):
             looks.append((geometry, look, time.perf_counter() - start))
@@ -731,7 +736,9 @@ def _tinted_paper_variant(reading: GridReading, time_limit_s: float) -> tuple[Gr
     """
     if reading.rectified is None or reading.rectified_lattice is None:
         return None
-    feats = measure_cells(reading.rectified, reading.rectified_lattice)
+    feats = reading.classes.features if reading.classes is not None else None
+    if feats is None:
+        feats = measure_cells(reading.rectified, reading.rectified_lattice)
     n_rows, n_cols = reading.n_rows, reading.n_cols
     # The print's own tone: that of the cells with a diagonal (the clues), else of all not white;
     # and, where the clues are white paper with a diagonal, the darkest print's (the blocks').

@@ -10,9 +10,9 @@ from solver.formats import grid_tokens, load_puzzle
 from vision.grid import locate_puzzles, refine_lattice_mesh, remap_to_mesh
 from vision.imageio import load_image
 from vision.ocr import NumberRead
-from vision.read import _options, layout_doubt, read_grid, rectify_for_reading
+from vision.read import GLANCE_CELLS, _options, glance_at_grid, layout_doubt, read_grid, rectify_for_reading
 
-from conftest import IMAGES, SAMPLES, find_image, load_transcription
+from conftest import IMAGES, SAMPLES, assert_solved_as_transcribed, find_image, load_transcription
 
 
 def _truth_sides(name: str) -> dict:
@@ -259,3 +259,32 @@ def test_a_grid_read_again_reads_as_it_did_the_first_time():
     warm = read_numbers(look, second_opinion=False, layout=variant)
     cold = fresh(variant)
     assert same(warm.sides, cold.sides) and len(cold.sides) > 20
+
+
+def test_a_column_of_text_found_as_a_lattice_is_dismissed_at_a_glance():
+    """A phone photo of a page with a column of text beside the grid: the text is also found as
+    a lattice (26x36 cells here), whose full look (lines followed, shadows looked for, cells
+    classified at reading size) cost five times the puzzle's own. At a glance its runs are
+    mostly single cells, and it is not looked at; the puzzle beside it is still solved.
+    Rendered from a corpus puzzle (bench/speed.py's generated photo 4; its transcription),
+    stored as WebP."""
+    image_path = IMAGES / "text_column_beside_the_grid_found_as_a_lattice_12x10_render.webp"
+    image = load_image(image_path)
+    truth = load_transcription(image_path)
+    geometries = locate_puzzles(image)
+    large = [g for g in geometries if g.lattice.shape[0] * g.lattice.shape[1] >= GLANCE_CELLS]
+    assert large, "the text column is no longer found as a lattice: the test image no longer tests the glance"
+    assert all(glance_at_grid(image, g) is not None for g in large)
+    grid = [g for g in geometries if g.lattice.shape == (truth.n_rows, truth.n_cols)]
+    assert grid and glance_at_grid(image, grid[0]) is None
+    assert_solved_as_transcribed(image_path)
+
+
+def test_a_printed_grid_of_900_cells_passes_the_glance():
+    """A published 30x30 grid (the corpus's), photographed: at a glance its layout is a
+    Kakuro's, so it is looked at in full."""
+    image_path = IMAGES / "large_grid_30x30_photo_render.jpg"
+    image = load_image(image_path)
+    geometries = locate_puzzles(image)
+    assert [g.lattice.shape for g in geometries] == [(30, 30)]
+    assert glance_at_grid(image, geometries[0]) is None

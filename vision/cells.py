@@ -9,7 +9,7 @@ clue; the first row and column are never white.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import cv2
@@ -243,6 +243,11 @@ def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequen
         white / non-white decision.
     """
     feats = measure_cells(warped, lattice)
+    return replace(_classify_measured(warped, lattice, feats, shadow_edges), features=feats)
+
+
+def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
+                       shadow_edges: Sequence[ShadowEdge] | None) -> CellClasses:
     tone = feats.tone
     if _diagonal_in_every_cell(feats):
         return _classes_by_numbers(warped, lattice, feats)

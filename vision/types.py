@@ -5,9 +5,12 @@ cv2 ``(x, y)`` coordinates stay inside ``vision/``; every name holding them ends
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.cells import CellFeatures
 
 __all__ = ["Quad", "Lattice", "CellKind", "CellClasses", "NumberRead"]
 
@@ -49,6 +52,9 @@ class CellClasses:
     kinds: np.ndarray
     confidence: np.ndarray
     looked_white: np.ndarray | None = None
+    #: The cells' measures the classes were decided from (``vision.cells.CellFeatures``): a
+    #: later question about the same rectified grid (a tint taken for print) asks them again.
+    features: CellFeatures | None = None
 
 
 @dataclass(frozen=True)
