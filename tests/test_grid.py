@@ -15,7 +15,7 @@ from vision.grid import find_grids, find_lattice, locate_puzzles, rectify
 from vision.imageio import MAX_PIXELS, downscale_for_detection, load_image
 from vision.types import Quad
 
-from conftest import CORPUS, IMAGES, SAMPLES, assert_solved_as_transcribed, read_tokens
+from conftest import CORPUS, IMAGES, SAMPLES, assert_solved_as_transcribed, load_transcription, read_tokens
 
 
 def transcription_shape(name: str) -> tuple[int, int]:
@@ -417,3 +417,15 @@ def test_blank_cells_all_at_once_match_each_cells_percentiles():
         assert np.array_equal(_blank_cells(gray, rows, cols, asked), expected), trial
         blanks += int(expected.sum())
     assert blanks > 1000  # the flat cells make the test see both answers
+
+
+def test_a_lattice_of_cells_twice_as_tall_as_wide_gives_way_to_square_cells():
+    """A photographed app board with a large "0" in every empty cell, on tiles parted by light
+    gaps: the zeros' straight sides made the columns' lines twice as fine (12x20 cells, each
+    twice as tall as wide), a little clearer than the board's own 12x10. A Kakuro's cells are
+    square: the outline counted with near-square cells, nearly as clear, is taken. Rendered
+    from a corpus puzzle (bench style:zero_cells, seed 59, #4; its transcription's shape),
+    stored as JPEG."""
+    image_path = IMAGES / "zero_cells_lattice_counted_twice_as_fine_across_12x10_render.jpg"
+    truth = load_transcription(image_path)
+    assert [g.lattice.shape for g in locate_puzzles(load_image(image_path))] == [(truth.n_rows, truth.n_cols)]

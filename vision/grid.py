@@ -134,6 +134,7 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         probes = _single_grids(small, probes)
         if not probes:
             continue
+        probes = _square_cells_first(probes)
         best = max(probes, key=lambda p: p[1])
         # Only as clear as the clearest, and lined all round: bridged, a line of text or a row of
         # buttons beside a grid may pass for one more row, but the column lines do not cross it.
@@ -141,12 +142,13 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         # bridging joined up (tiles parted by light gaps, where no dark blob holds the grid).
         probes += [p for p in (_probe(small, q) for q in _bridged_quads(small, best, bridged))
                    if p is not None and (p[1] >= best[1] + _BRIDGED_CLEARER or p[1] >= best[1] and _continues(
-                       p, best) and _lined_all_round(small, p, best))]
+                       p, best) and _lined_all_round(small, p, best) or _squarer_outline(p, best))]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one with the best one's rows and columns, or more of cells of the same size
         # (:func:`_continues`). An upright box around a tilted grid scores nearly as well with its
         # lattice a column off, and a quad with one corner pulled out (a wedge of page taken in
         # where the frame's shadow runs on) with a row more of cells a tenth taller.
+        probes = _square_cells_first(probes)
         best = max(probes, key=lambda p: p[1])
         chosen = max((p for p in probes if p[1] >= best[1] - 0.05
                       and (p[2] == best[2] or _continues(p, best))),
@@ -184,6 +186,41 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
                 geometries.append(replace(geom, other_outlines=_smaller_outlines(others[k:], option, geom.shape)))
                 break
     return _reading_order(geometries)
+
+
+def _cell_elongation(probe) -> float:
+    """How much longer a probe's cells are one way than the other, in the image (1 for square)."""
+    width, height = _side_lengths(probe[0])
+    n_rows, n_cols = probe[2]
+    ratio = (height / n_rows) / max(width / n_cols, 1e-9)
+    return max(ratio, 1 / max(ratio, 1e-9))
+
+
+def _square_cells_first(probes: list) -> list:
+    """The probes, less those whose cells are far from square where one with near-square cells
+    scores nearly as well: a Kakuro's cells are square (a photo's foreshortening makes them up
+    to about 1.2 times as long one way), and print inside them (an app's large "0" in every
+    empty cell, a tile's rounded sides) can make the lines of a lattice twice as fine one way,
+    a little clearer than the grid's own."""
+    square = [p for p in probes if _cell_elongation(p) < _NEAR_SQUARE]
+    if not square:
+        return probes
+    clearest_square = max(p[1] for p in square)
+    return [p for p in probes if _cell_elongation(p) < _NEAR_SQUARE or p[1] > clearest_square + _SQUARE_SLACK]
+
+
+def _squarer_outline(probe, other) -> bool:
+    """Whether ``probe`` has near-square cells where ``other`` has cells far from square, in the
+    same outline (every corner within half a cell), scoring nearly as well: the same grid with
+    its lines counted right (see :func:`_square_cells_first`)."""
+    if not (_cell_elongation(probe) < _NEAR_SQUARE <= _cell_elongation(other)) or probe[1] < other[1] - _SQUARE_SLACK:
+        return False
+    return float(np.linalg.norm(probe[0] - other[0], axis=1).max()) < 0.5 * _quad_cell(probe[0], probe[2])
+
+
+#: How much clearer a lattice of cells far from square must be than one of near-square cells of
+#: the same blob to be taken instead.
+_SQUARE_SLACK = 0.1
 
 
 def _single_grids(gray_small: np.ndarray, probes: list) -> list:
