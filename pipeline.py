@@ -173,7 +173,9 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         results = _read_and_check(image, time_limit_s)
     except GridNotFoundError:
         results = None
-    if (results is None or not any(_was_read(r) for r in results)) and _mostly_dark(image, results or []):
+    unlocated = results is None
+    if (results is None or not any(_was_read(r) for r in results)) and _mostly_dark(image, results or []) \
+            and not _dark_lines(results or []):
         # A screen in dark mode: light lines and digits on dark cells, white cells the darkest.
         # Seen in negative it is a printed grid; the geometry (and so the drawing) is the same.
         try:
@@ -183,7 +185,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         if sum(map(_was_read, negative)) > sum(map(_was_read, results or [])):
             log.info("read in negative (light lines on a dark ground)")
             results = negative
-        if results is None or not any(map(_was_read, results)):
+        if unlocated and (results is None or not any(map(_was_read, results))):
             # Light lines round cells barely lighter than the ground (a phone's dark theme, its
             # white cells the grey of the screen and its blocks black): the lines show the grid
             # only in negative, while the cells' tones read as print (blocks the darkest) only
@@ -989,6 +991,38 @@ def _mostly_dark(image: np.ndarray, results: list[PuzzleResult]) -> bool:
             cv2.fillConvexPoly(inside, np.rint(corners).astype(np.int32), 1)
     values = small[inside > 0] if inside.any() else small.ravel()
     return float(np.median(values)) < 128
+
+
+def _dark_lines(results: list[PuzzleResult]) -> bool:
+    """Whether the grids found are lined in ink darker than their cells, as print is: most cells
+    whose border differs from their inside by more than the paper's grain (``_LINE_STEP``) have
+    the darker border. Told cell by cell, a shadow darkening half the grid (and the image's
+    median with it) does not turn the lines light, as a dark mode's are."""
+    darker = lighter = 0
+    for r in results:
+        grid = r.reading
+        if grid is None or grid.rectified is None or grid.rectified_lattice is None:
+            continue
+        gray = cv2.cvtColor(grid.rectified, cv2.COLOR_BGR2GRAY) if grid.rectified.ndim == 3 else grid.rectified
+        rows, cols = grid.rectified_lattice.row_edges, grid.rectified_lattice.col_edges
+        for y0, y1 in zip(rows[:-1], rows[1:]):
+            for x0, x1 in zip(cols[:-1], cols[1:]):
+                cell = gray[int(round(y0)):int(round(y1)) + 1, int(round(x0)):int(round(x1)) + 1]
+                h, w = cell.shape
+                if min(h, w) < 8:
+                    continue
+                ring = np.concatenate([cell[:2].ravel(), cell[-2:].ravel(), cell[:, :2].ravel(), cell[:, -2:].ravel()])
+                inside = cell[h // 4: h - h // 4, w // 4: w - w // 4]
+                step = float(np.median(ring)) - float(np.median(inside))
+                darker += step < -_LINE_STEP
+                lighter += step > _LINE_STEP
+    return darker > 2 * lighter and darker >= _LINE_CELLS
+
+
+#: Grey levels by which a cell's border must differ from its inside to count (JPEG and paper
+#: grain stay under it), and the cells that must show dark lines for a grid to count as print.
+_LINE_STEP = 12
+_LINE_CELLS = 10
 
 
 def _was_read(result: PuzzleResult) -> bool:

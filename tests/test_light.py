@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from pipeline import solve_image
+from pipeline import _dark_lines, _mostly_dark, _read_and_check, solve_image
 from solver.formats import grid_tokens, load_puzzle
 from vision.grid import locate_puzzles
 from vision.imageio import load_image
@@ -66,6 +66,19 @@ def test_a_shadow_edge_along_the_diagonals_never_gives_a_wrong_solution(angle):
     solved = [r for r in solve_image(shadowed) if r.status == "solved"]
     for result in solved:
         assert grid_tokens(result.puzzle) == grid_tokens(truth)
+
+
+def test_a_shadow_over_half_a_printed_grid_is_not_taken_for_a_dark_mode():
+    """A deep shadow over half a photographed newspaper grid makes the image darker than
+    mid-grey, as a dark mode's screen is; where nothing is read, a dark mode is read again in
+    negative (25 s more on this photo, for nothing). Cell by cell, the print's lines are still
+    darker than the cells they part; a dark mode's are lighter."""
+    shadowed = _cast_shadow(load_image(SAMPLES / "guardian1244_photo_a.jpg"), 0.55, 135, 0.1)
+    results = _read_and_check(shadowed, 10.0)
+    assert _mostly_dark(shadowed, results)
+    assert _dark_lines(results)
+    dark_mode = load_image(IMAGES / "dark_mode_bold_light_digits_12x13_render.jpg")
+    assert not _dark_lines(_read_and_check(dark_mode, 10.0))
 
 
 def _cast_soft_shadow(image: np.ndarray, depth: float, angle_deg: float) -> np.ndarray:
