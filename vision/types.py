@@ -53,7 +53,8 @@ class CellClasses:
     confidence: np.ndarray
     looked_white: np.ndarray | None = None
     #: The cells' measures the classes were decided from (``vision.cells.CellFeatures``): a
-    #: later question about the same rectified grid (a tint taken for print) asks them again.
+    #: later question about the same rectified grid (a tint taken for print) reads them here
+    #: instead of measuring the cells again.
     features: CellFeatures | None = None
 
 
