@@ -36,8 +36,8 @@ from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
 from vision.written import SURE as WRITTEN_SURE, read_written_digits
-from vision.read import (GLANCE_CELLS, GridReading, complete_clue_border, glance_at_grid, look_at_grid, number_pad,
-                         numbers_in_blocks, read_answer_key, read_numbers, trim_page_margin)
+from vision.read import (GridReading, complete_clue_border, glance_at_grid, lined_darker_than_cells, look_at_grid,
+                         number_pad, numbers_in_blocks, read_answer_key, read_numbers, trim_page_margin)
 
 __all__ = ["Status", "PuzzleResult", "Reading", "load_input", "solve_image", "read", "check", "annotate_image",
            "solution_marks", "read_progress", "hint_for", "annotate_hint", "solve_puzzle_file", "worst_exit_code"]
@@ -175,7 +175,7 @@ def solve_image(image: np.ndarray, *, time_limit_s: float = 10.0) -> list[Puzzle
         results = None
     unlocated = results is None
     if (results is None or not any(_was_read(r) for r in results)) and _mostly_dark(image, results or []) \
-            and not _dark_lines(results or []):
+            and not lined_darker_than_cells([r.reading for r in results or [] if r.reading is not None]):
         # A screen in dark mode: light lines and digits on dark cells, white cells the darkest.
         # Seen in negative it is a printed grid; the geometry (and so the drawing) is the same.
         try:
@@ -299,8 +299,9 @@ def _read_turned(image: np.ndarray, turns: tuple[int, ...], time_limit_s: float,
     for k in turns:
         log.info("the grid may lie turned %d degrees clockwise: read turned upright", 90 * k)
         try:
+            turned_locate_in = None if locate_in is None else np.ascontiguousarray(np.rot90(locate_in, k))
             again = _read_and_check(np.ascontiguousarray(np.rot90(image, k)), time_limit_s, turn=False,
-                                    locate_in=None if locate_in is None else np.ascontiguousarray(np.rot90(locate_in, k)))
+                                    locate_in=turned_locate_in)
         except GridNotFoundError:
             continue
         to_upright = _quarter_turns_matrix(image.shape, k)
@@ -378,11 +379,10 @@ def _look_at_grids(image: np.ndarray, locate_in: np.ndarray | None = None
     looks = []
     for geometry in geometries:
         start = time.perf_counter()
-        if geometry.lattice.shape[0] * geometry.lattice.shape[1] >= GLANCE_CELLS:
-            doubt = glance_at_grid(image, geometry)
-            if doubt is not None:
-                log.info("grid %dx%d not looked at: %s", *geometry.lattice.shape, doubt)
-                continue
+        doubt = glance_at_grid(image, geometry)
+        if doubt is not None:
+            log.info("grid %dx%d not looked at: %s", *geometry.lattice.shape, doubt)
+            continue
         look = look_at_grid(image, geometry)
         if not number_pad(look):
             looks.append((geometry, look, time.perf_counter() - start))
@@ -991,38 +991,6 @@ def _mostly_dark(image: np.ndarray, results: list[PuzzleResult]) -> bool:
             cv2.fillConvexPoly(inside, np.rint(corners).astype(np.int32), 1)
     values = small[inside > 0] if inside.any() else small.ravel()
     return float(np.median(values)) < 128
-
-
-def _dark_lines(results: list[PuzzleResult]) -> bool:
-    """Whether the grids found are lined in ink darker than their cells, as print is: most cells
-    whose border differs from their inside by more than the paper's grain (``_LINE_STEP``) have
-    the darker border. Told cell by cell, a shadow darkening half the grid (and the image's
-    median with it) does not turn the lines light, as a dark mode's are."""
-    darker = lighter = 0
-    for r in results:
-        grid = r.reading
-        if grid is None or grid.rectified is None or grid.rectified_lattice is None:
-            continue
-        gray = cv2.cvtColor(grid.rectified, cv2.COLOR_BGR2GRAY) if grid.rectified.ndim == 3 else grid.rectified
-        rows, cols = grid.rectified_lattice.row_edges, grid.rectified_lattice.col_edges
-        for y0, y1 in zip(rows[:-1], rows[1:]):
-            for x0, x1 in zip(cols[:-1], cols[1:]):
-                cell = gray[int(round(y0)):int(round(y1)) + 1, int(round(x0)):int(round(x1)) + 1]
-                h, w = cell.shape
-                if min(h, w) < 8:
-                    continue
-                ring = np.concatenate([cell[:2].ravel(), cell[-2:].ravel(), cell[:, :2].ravel(), cell[:, -2:].ravel()])
-                inside = cell[h // 4: h - h // 4, w // 4: w - w // 4]
-                step = float(np.median(ring)) - float(np.median(inside))
-                darker += step < -_LINE_STEP
-                lighter += step > _LINE_STEP
-    return darker > 2 * lighter and darker >= _LINE_CELLS
-
-
-#: Grey levels by which a cell's border must differ from its inside to count (JPEG and paper
-#: grain stay under it), and the cells that must show dark lines for a grid to count as print.
-_LINE_STEP = 12
-_LINE_CELLS = 10
 
 
 def _was_read(result: PuzzleResult) -> bool:

@@ -5,12 +5,12 @@ import cv2
 import numpy as np
 import pytest
 
-from pipeline import _dark_lines, _mostly_dark, _read_and_check, solve_image
+from pipeline import _mostly_dark, _read_and_check, solve_image
 from solver.formats import grid_tokens, load_puzzle
 from vision.grid import locate_puzzles
 from vision.imageio import load_image
 from vision.light import find_shadow
-from vision.read import straighten_grid
+from vision.read import lined_darker_than_cells, straighten_grid
 
 from conftest import IMAGES, SAMPLES, assert_solved_as_transcribed, load_transcription
 
@@ -76,9 +76,9 @@ def test_a_shadow_over_half_a_printed_grid_is_not_taken_for_a_dark_mode():
     shadowed = _cast_shadow(load_image(SAMPLES / "guardian1244_photo_a.jpg"), 0.55, 135, 0.1)
     results = _read_and_check(shadowed, 10.0)
     assert _mostly_dark(shadowed, results)
-    assert _dark_lines(results)
+    assert lined_darker_than_cells([r.reading for r in results])
     dark_mode = load_image(IMAGES / "dark_mode_bold_light_digits_12x13_render.jpg")
-    assert not _dark_lines(_read_and_check(dark_mode, 10.0))
+    assert not lined_darker_than_cells([r.reading for r in _read_and_check(dark_mode, 10.0)])
 
 
 def _cast_soft_shadow(image: np.ndarray, depth: float, angle_deg: float) -> np.ndarray:

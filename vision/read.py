@@ -20,8 +20,9 @@ from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, eithe
                   read_faint_numbers, read_givens, read_numbers_across_the_diagonal, split_clue_cell)
 from .types import CellClasses, Lattice, NumberRead
 
-__all__ = ["GridReading", "read_grid", "look_at_grid", "read_numbers", "numbers_in_blocks", "read_answer_key",
-           "straighten_grid", "rectify_for_reading", "layout_doubt", "complete_clue_border", "trim_page_margin"]
+__all__ = ["GridReading", "read_grid", "glance_at_grid", "look_at_grid", "read_numbers", "numbers_in_blocks",
+           "read_answer_key", "lined_darker_than_cells", "straighten_grid", "rectify_for_reading", "layout_doubt",
+           "complete_clue_border", "trim_page_margin"]
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +293,8 @@ _GLANCE_CELL_PX = READ_CELL_PX // 3
 
 
 def glance_at_grid(image: np.ndarray, geometry: GridGeometry) -> str | None:
-    """Why a located lattice is no Kakuro, seen at a glance; None where it may be one.
+    """Why a located lattice of ``GLANCE_CELLS`` or more is no Kakuro, seen at a glance; None
+    where it may be one (and for any smaller lattice).
 
     The cells are classified in the locator's own rectification at a third of the reading's
     size: no line followed, no shadow looked for (the costs of :func:`look_at_grid`). The rule
@@ -300,6 +302,8 @@ def glance_at_grid(image: np.ndarray, geometry: GridGeometry) -> str | None:
     make. A column of text found as 29x30 cells glances at 32% of its runs single; printed grids
     of 30x30 and 32x22 (rendered, scanned or photographed) at 2% or none.
     """
+    if geometry.lattice.shape[0] * geometry.lattice.shape[1] < GLANCE_CELLS:
+        return None
     warped, _, lattice = rectify_for_reading(image, geometry, cell_px=_GLANCE_CELL_PX)
     white = classify_cells(warped, lattice, shadow_edges=()).kinds == "white"
     lengths = layout_run_lengths(white)
@@ -325,6 +329,37 @@ def look_at_grid(image: np.ndarray, geometry: GridGeometry) -> GridReading:
                        layout_doubt(whites, n_rows, n_cols), warped, read_lattice, shadow=tuple(shadow))
 
 
+def lined_darker_than_cells(readings: Sequence[GridReading]) -> bool:
+    """Whether the grids looked at are lined in ink darker than their cells, as print is: most
+    cells whose border differs from their inside by more than the paper's grain (``_LINE_STEP``)
+    have the darker border. Told cell by cell, a shadow darkening half the grid (and the
+    image's median with it) does not turn the lines light, as a dark mode's are."""
+    darker = lighter = 0
+    for grid in readings:
+        if grid.rectified is None or grid.rectified_lattice is None:
+            continue
+        gray = _gray(grid.rectified)
+        rows, cols = grid.rectified_lattice.row_edges, grid.rectified_lattice.col_edges
+        for y0, y1 in zip(rows[:-1], rows[1:]):
+            for x0, x1 in zip(cols[:-1], cols[1:]):
+                cell = gray[int(round(y0)):int(round(y1)) + 1, int(round(x0)):int(round(x1)) + 1]
+                h, w = cell.shape
+                if min(h, w) < 8:
+                    continue
+                ring = np.concatenate([cell[:2].ravel(), cell[-2:].ravel(), cell[:, :2].ravel(), cell[:, -2:].ravel()])
+                inside = cell[h // 4: h - h // 4, w // 4: w - w // 4]
+                step = float(np.median(ring)) - float(np.median(inside))
+                darker += step < -_LINE_STEP
+                lighter += step > _LINE_STEP
+    return darker > 2 * lighter and darker >= _LINE_CELLS
+
+
+#: Grey levels by which a cell's border must differ from its inside to count (JPEG and paper
+#: grain stay under it), and the cells that must show dark lines for a grid to count as print.
+_LINE_STEP = 12
+_LINE_CELLS = 10
+
+
 def numbers_in_blocks(reading: GridReading) -> tuple[tuple[Cell, str, int], ...]:
     """Numbers legible in the blocks of ``reading``'s layout, on the side that faces a clue cell:
     (block, direction, value).
@@ -348,15 +383,17 @@ def numbers_in_blocks(reading: GridReading) -> tuple[tuple[Cell, str, int], ...]
             if any(sides):
                 blocks.append((r, c))
                 facing.append(sides)
-    crops = [_cell_crop(reading.rectified, reading.rectified_lattice, r, c) for r, c in blocks]
     # Most blocks are bare: only those with ink in them (more contrast inside than the grain of
     # a flat fill) are read, a tenth of a photo's time where every block was.
-    gray = reading.rectified if reading.rectified.ndim == 2 else cv2.cvtColor(reading.rectified, cv2.COLOR_BGR2GRAY)
+    gray = _gray(reading.rectified)
     low, high = np.percentile(gray, (2, 98))
-    inked = [k for k, crop in enumerate(crops) if _inside_contrast(crop) >= _BARE_BLOCK * max(high - low, 1.0)]
+    bare = _BARE_BLOCK * max(high - low, 1.0)
+    inked = [k for k, (r, c) in enumerate(blocks)
+             if _inside_contrast(_cell_crop(gray, reading.rectified_lattice, r, c)) >= bare]
     if not inked:
         return ()
-    blocks, facing, crops = [blocks[k] for k in inked], [facing[k] for k in inked], [crops[k] for k in inked]
+    blocks, facing = [blocks[k] for k in inked], [facing[k] for k in inked]
+    crops = [_cell_crop(reading.rectified, reading.rectified_lattice, r, c) for r, c in blocks]
     printed = []
     for cell, sides, reads in zip(blocks, facing, read_clues_two_readers(crops, second_opinion=False)):
         for direction, faces, read in zip(("down", "across"), sides, reads):
@@ -367,9 +404,12 @@ def numbers_in_blocks(reading: GridReading) -> tuple[tuple[Cell, str, int], ...]
     return tuple(printed)
 
 
-def _inside_contrast(crop: np.ndarray) -> float:
+def _gray(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def _inside_contrast(gray: np.ndarray) -> float:
     """The spread of grey levels (2nd to 98th percentile) inside a cell, its border left out."""
-    gray = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     h, w = gray.shape[:2]
     m = max(2, int(0.12 * min(h, w)))
     inside = gray[m:h - m, m:w - m]
