@@ -5,7 +5,8 @@ found in print and on screen (black clue cells with white numbers, grey or colou
 white cells with a thin diagonal, shaded half cells), ``style_of_family`` one of the rarer looks in
 ``STYLE_FAMILIES`` (numbers in discs, a diagonal in every cell, no diagonal, pastel tints, greyed
 finished clues, typed entries, answer keys, an app's rounded tiles, a dark mode, an app's board
-mid-game with pencil marks and its cursor's row and column tinted) and
+mid-game with pencil marks and its cursor's row and column tinted, a newspaper's tints and greys
+printed as a screen of dots) and
 ``render_family`` draws puzzles in one, ``render_puzzle`` draws a puzzle flat, and
 ``photograph`` turns a flat render into a scan, a phone photo, a hard photo (curled page, shadow,
 low resolution) or a photo in adverse light (a hard shadow, a steep gradient, the reverse page
@@ -34,7 +35,7 @@ from solver.model import Cell, Clue, Puzzle
 __all__ = [
     "Style", "SynthSample", "TIERS", "random_puzzle", "puzzle_from_fill", "puzzle_values_ok", "random_style",
     "render_puzzle", "photograph", "render_page", "make_sample", "available_fonts", "LIGHT_CONDITIONS",
-    "STYLE_FAMILIES", "style_of_family", "render_family", "use_print_fonts", "draws_digits",
+    "STYLE_FAMILIES", "style_of_family", "render_family", "use_print_fonts", "draws_digits", "halftone",
 ]
 
 log = logging.getLogger(__name__)
@@ -488,15 +489,18 @@ def random_style(rng: np.random.Generator, cell_px: int | None = None) -> Style:
 STYLE_FAMILIES = (
     "discs_black", "discs_grey", "diagonal_everywhere", "no_diagonal", "tinted_clues", "finished_grey",
     "typed_entries", "answer_key", "grey_no_split", "two_tone_halves", "rounded_app", "dark_mode",
-    "app_notes", "zero_cells", "phone_screen",
+    "app_notes", "zero_cells", "phone_screen", "newsprint_dots",
 )
 # Families that are a look of their own; typed_entries, answer_key and app_notes draw on one of these.
 _LOOK_FAMILIES = tuple(f for f in STYLE_FAMILIES
-                       if f not in ("typed_entries", "answer_key", "app_notes", "zero_cells", "phone_screen"))
+                       if f not in ("typed_entries", "answer_key", "app_notes", "zero_cells", "phone_screen",
+                                    "newsprint_dots"))
 # The boards a phone's screenshot shows (``phone_screen``).
 _SCREEN_FAMILIES = ("rounded_app", "dark_mode", "app_notes", "typed_entries", "zero_cells")
 # Looks that appear on a printed page (an answer key is printed; an app's board is not).
 _PRINT_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("rounded_app", "dark_mode"))
+# Looks a newspaper prints (a game greys the clues a player finished; a newspaper does not).
+_NEWS_FAMILIES = tuple(f for f in _PRINT_FAMILIES if f != "finished_grey")
 # Looks an app draws its board in (pencil marks are an app's): not a book's discs on black, not a
 # newspaper's diagonal in every cell.
 _APP_FAMILIES = tuple(f for f in _LOOK_FAMILIES if f not in ("discs_black", "diagonal_everywhere"))
@@ -566,6 +570,8 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
     - ``zero_cells``: an app's board, in a look an app uses, that draws every empty white cell
       as a large "0" (FACTS.md); half the time some digits are typed too.
     - ``answer_key``: a printed look for a page that carries an answer grid (``render_family``).
+    - ``newsprint_dots``: a printed look whose tints and greys ``render_family`` prints as a
+      newspaper does, in dots of four inks on screens at their own angles (``halftone``).
     - ``grey_no_split``: light or mid grey squares carrying both numbers with no split.
     - ``two_tone_halves``: the across and down triangles shaded in two different colours.
     - ``rounded_app``: an app's board of rounded tiles on a grey backing, gaps for lines.
@@ -586,12 +592,12 @@ def style_of_family(rng: np.random.Generator, family: str, cell_px: int | None =
         raise ValueError(f"family: expected one of {STYLE_FAMILIES}, got {family!r}")
     if family == "phone_screen":
         return style_of_family(rng, _SCREEN_FAMILIES[int(rng.integers(len(_SCREEN_FAMILIES)))], cell_px)
-    if family in ("typed_entries", "answer_key", "app_notes", "zero_cells"):
-        looks = {"answer_key": _PRINT_FAMILIES, "app_notes": _APP_FAMILIES,
+    if family in ("typed_entries", "answer_key", "app_notes", "zero_cells", "newsprint_dots"):
+        looks = {"answer_key": _PRINT_FAMILIES, "app_notes": _APP_FAMILIES, "newsprint_dots": _NEWS_FAMILIES,
                  "zero_cells": _APP_FAMILIES}.get(family, _LOOK_FAMILIES)
         base = (random_style(rng, cell_px) if rng.random() < 0.4
                 else style_of_family(rng, looks[int(rng.integers(len(looks)))], cell_px))
-        if family == "answer_key":
+        if family in ("answer_key", "newsprint_dots"):
             return base
         sans = [p for p in _upright(available_fonts()[0])
                 if ("Sans" in Path(p).name or "Gothic" in Path(p).name) and "Mono" not in Path(p).name]
@@ -1665,9 +1671,52 @@ def render_family(rng: np.random.Generator, family: str, puzzles: Sequence[Puzzl
              if family == "zero_cells" else {})
     image, corners = render_puzzle(puzzles[0], style, entries={**entries, **zeros}, notes=notes, cursor=cursor,
                                    rng=rng)
+    if family == "newsprint_dots":
+        # A newspaper's screen (85-133 lines an inch) is 14-26 to a cell of 6-8 mm; finer than
+        # 2.5 pixels it is no longer dots but grey.
+        image = halftone(image, rng, paper=style.paper, period=max(2.5, style.cell_px / rng.uniform(14, 26)))
     if level is not None:
         image, corners = photograph(image, corners, rng, level)
     return image, [corners], [entries], []
+
+
+#: A newspaper's inks as the share of red, green and blue light each lets through (cyan,
+#: magenta, yellow, black), and the angles of their screens (degrees, before the page's own turn).
+_INKS = {"c": ((0.12, 0.65, 0.95), 15.0), "m": ((0.95, 0.15, 0.55), 75.0), "y": ((0.98, 0.93, 0.10), 0.0),
+         "k": ((0.08, 0.08, 0.08), 45.0)}
+
+
+#: Black ink cover above which a newspaper's print is solid (type, rules, black cells).
+_SOLID_BLACK = 0.75
+
+
+def halftone(image: np.ndarray, rng: np.random.Generator, *, paper: Sequence[int] = (255, 255, 255),
+             period: float | None = None) -> np.ndarray:
+    """``image`` (BGR) printed as a newspaper prints it: every tone as dots of cyan, magenta,
+    yellow and black ink, each ink on a screen of ``period`` pixels (3 to 6 when None) at its own
+    angle, grey taken into the black ink (so greys print as black dots alone). Near-black prints
+    solid black (type is not screened); the paper (RGB ``paper``) stays bare."""
+    h, w = image.shape[:2]
+    period = float(rng.uniform(3.0, 6.0)) if period is None else float(period)
+    turn = float(rng.uniform(0.0, 90.0))
+    rgb = image[..., ::-1].astype(np.float32) / np.maximum(np.asarray(paper, np.float32), 1.0)
+    cmy = np.clip(1.0 - rgb, 0.0, 1.0)
+    k = cmy.min(axis=2)
+    # Type and rules are set in solid black, not screened: near-black prints solid.
+    k = np.where(k > _SOLID_BLACK, 1.0, k)
+    cover = {"c": cmy[..., 0] - k, "m": cmy[..., 1] - k, "y": cmy[..., 2] - k, "k": k}
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = np.ones((h, w, 3), np.float32)
+    for name, (passes, angle) in _INKS.items():
+        a = math.radians(angle + turn)
+        u = (xx * math.cos(a) + yy * math.sin(a)) * (2 * math.pi / period)
+        v = (yy * math.cos(a) - xx * math.sin(a)) * (2 * math.pi / period)
+        # A dot grows from each screen cell's centre as the ink's cover rises (round dots, then
+        # a chequer at half cover, then paper holes).
+        dot = cover[name] > (np.cos(u) + np.cos(v)) / 4 + 0.5
+        light[dot] *= np.asarray(passes, np.float32)
+    out = light * np.asarray(paper, np.float32)
+    return np.clip(out[..., ::-1] + 0.5, 0, 255).astype(np.uint8)
 
 
 def _phone_screen(rng: np.random.Generator, board: np.ndarray, corners: np.ndarray

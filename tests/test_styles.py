@@ -549,6 +549,15 @@ def test_a_dark_theme_whose_lines_show_only_in_negative_is_read_as_it_is():
     assert_solved_as_transcribed(IMAGES / "dark_theme_phone_grey_cells_black_blocks_15x8_render.jpg")
 
 
+def test_tints_printed_as_a_newspapers_dots_are_read_as_their_mean_tone():
+    """A newspaper prints its light green clue cells and blocks as a screen of dots, bare paper
+    between them: each cell's commonest tone is the paper's, and the tinted cells of the bottom
+    row passed for white (a layout off its symmetry). A cell's tone is measured on the image
+    smoothed too, as a reader's eye sees dots. Rendered from a corpus puzzle (bench
+    style:newsprint_dots, seed 61, #11; its transcription), photographed, stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "newsprint_tints_printed_as_dots_9x9_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

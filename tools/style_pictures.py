@@ -36,7 +36,10 @@ def main() -> int:
         x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 6
         # A phone's screen is shown whole: what surrounds the board is the style.
         crop = image if family == "phone_screen" else image[max(y0, 0):y1, max(x0, 0):x1]
-        scale = 240 / max(crop.shape[:2])
+        # Dots shrunk are grey: a newspaper's screen is shown at its own size, a corner of it.
+        if family == "newsprint_dots":
+            crop = crop[:240, :240]
+        scale = 1.0 if family == "newsprint_dots" else 240 / max(crop.shape[:2])
         small = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         cv2.imwrite(str(OUT / f"{family}.png"), small, [cv2.IMWRITE_PNG_COMPRESSION, 9])
         print(OUT / f"{family}.png")

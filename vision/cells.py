@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from .colour import bgr_to_lab
-from .histograms import hist_kth, hist_median
+from .histograms import hist_kth, hist_median, hist_percentile
 from .light import ShadowEdge, find_shadow
 from .ocr import numbers_in_discs
 from .types import CellClasses, Lattice
@@ -163,14 +163,28 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
         raise ValueError(f"lattice must have at least one cell, got shape {lattice.shape}")
     paper = np.zeros((n_rows, n_cols), np.float32)
     tint = np.zeros((n_rows, n_cols, 2), np.float32)
+    toned = gray  # the image the cells' paper tone and tint are taken from
     if warped.dtype == np.uint8:
         # Grey levels are whole numbers 0..255: a histogram of each cell gives its median and
         # its peak exactly, and for all cells at once.
-        empty, hists = _cell_histograms([gray], lattice)
-        paper[:] = np.where(empty, 0, _paper_tones(hists[0]))
+        # A newspaper prints a tint as dots with bare paper between them: such a cell's tone
+        # and tint are measured with its dots smoothed into their mean (over an eighth of a
+        # cell, a few of a screen's dots), as an eye sees them from a little way off.
+        side = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
+        k = max(3, int(side / 8) | 1)
+        smoothed = cv2.blur(gray, (k, k))
+        empty, hists = _cell_histograms([gray, smoothed], lattice)
+        screened = _screened(hists) & ~empty
+        raw, smooth = _paper_tones(hists)
+        paper[:] = np.where(empty, 0, np.where(screened, smooth, raw))
+        if screened.any():
+            where = _cells_mask(lattice, screened, gray.shape)
+            toned = np.where(where, smoothed, gray)
+            if lab is not None:
+                lab = np.where(where[..., None], bgr_to_lab(cv2.blur(warped, (k, k))), lab)
     else:
         # Other pixel types: cell by cell, by numpy's median.
-        gray = gray.astype(np.float32)
+        gray = toned = gray.astype(np.float32)
         empty = np.zeros((n_rows, n_cols), bool)
         for r in range(n_rows):
             y0, y1 = lattice.row_edges[r], lattice.row_edges[r + 1]
@@ -180,9 +194,9 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
                 empty[r, c] = cell.size == 0
                 if not empty[r, c]:
                     paper[r, c] = _paper_tone(cell)
-    entry, paper = _paper_past_large_entries(gray, lattice, paper, empty)
+    entry, paper = _paper_past_large_entries(toned, lattice, paper, empty)
     if lab is not None:
-        tint[:] = _paper_tints(gray, lab[..., 1:].astype(np.float32) - 128, lattice, empty, entry)
+        tint[:] = _paper_tints(toned, lab[..., 1:].astype(np.float32) - 128, lattice, empty, entry)
     gray = gray.astype(np.float32, copy=False)
     ink = float(np.percentile(gray, 1))
     rows, cols = np.asarray(lattice.row_edges, np.float64), np.asarray(lattice.col_edges, np.float64)
@@ -1394,6 +1408,33 @@ def _cell_histograms(planes: list[np.ndarray], lattice: Lattice) -> tuple[np.nda
                 hists[k, r, c] = np.bincount(cell.ravel(), minlength=256)
             empty[r, c] = cell.size == 0
     return empty, hists
+
+
+def _cells_mask(lattice: Lattice, cells: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A boolean image of ``shape`` true over the ``cells`` (n_rows, n_cols) of ``lattice``."""
+    rows = np.clip(np.searchsorted(lattice.row_edges, np.arange(shape[0]), side="right") - 1, 0, cells.shape[0] - 1)
+    cols = np.clip(np.searchsorted(lattice.col_edges, np.arange(shape[1]), side="right") - 1, 0, cells.shape[1] - 1)
+    return cells[rows[:, None], cols[None, :]]
+
+
+def _screened(hists: np.ndarray) -> np.ndarray:
+    """Which cells are printed as a screen of dots (a newspaper's tint), from the histograms of
+    each cell as it is and smoothed (``hists[0]``, ``hists[1]``; last axis the grey levels).
+
+    Such a cell's commonest tone is the bare paper between the dots, and its tone is the mean
+    of dots and paper. Dots (and hatching) are fine and even: smoothed over a few of them, the
+    cell is nearly one grey, its spread of grey levels (10th to 90th percentile) under
+    ``_SCREEN_SPREAD`` of its spread as it is. A number, a typed digit or a line is a mark on
+    paper, and smoothing leaves its cell light paper and dark mark apart."""
+    cum = np.cumsum(hists, axis=-1)
+    spread = hist_percentile(cum, 0.9) - hist_percentile(cum, 0.1)
+    return (spread[0] >= _SCREEN_MIN_SPREAD) & (spread[1] < _SCREEN_SPREAD * spread[0])
+
+
+#: A screened cell's spread of grey levels smoothed, at most, as a share of its spread as it is.
+_SCREEN_SPREAD = 0.4
+#: Grey levels a cell's own spread must reach for its dots to be told from the paper's noise.
+_SCREEN_MIN_SPREAD = 20.0
 
 
 def _paper_tones(hist: np.ndarray) -> np.ndarray:
