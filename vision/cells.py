@@ -181,7 +181,10 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
             where = _cells_mask(lattice, screened, gray.shape)
             toned = np.where(where, smoothed, gray)
             if lab is not None:
-                lab = np.where(where[..., None], bgr_to_lab(cv2.blur(warped, (k, k))), lab)
+                # The mean of the dots' Lab, not the Lab of their mean colour: near enough for a
+                # tint, and no second conversion of the whole grid (hatched blocks pass for dots).
+                lab = lab.copy()
+                np.copyto(lab, cv2.blur(lab, (k, k)), where=where[..., None])
     else:
         # Other pixel types: cell by cell, by numpy's median.
         gray = toned = gray.astype(np.float32)
