@@ -963,6 +963,17 @@ def test_a_first_column_of_blocks_only_is_the_screen_past_the_board():
         IMAGES / "app_screen_dark_paper_past_the_first_column_read_as_blocks_12x13_render.webp")
 
 
+def test_a_board_drawn_to_the_screens_edge_keeps_its_last_column_whole():
+    """A phone's screenshot whose board runs to the right edge of the screen, a large "0" in
+    every empty cell: the grid's outline was found right, but its right line lay at the very
+    edge of the frame the lines are followed in, half out of sight, and was taken at the zeros'
+    right-hand strokes a third of a cell inside. The last column, stretched half as wide again,
+    read "29" as "28" and "23" as "22". An outer line followed well inside the outline is followed
+    again in a frame half a cell wider. Rendered from a corpus puzzle (bench style:phone_screen,
+    seed 61, #10; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "phone_screen_board_drawn_to_the_screens_edge_12x10_render.jpg")
+
+
 def test_clue_numbers_in_cells_misjudged_white_make_no_answer_key():
     """A phone's screenshot of a dark board, misjudged as a grid with a diagonal in every cell:
     the six cells taken for white held clue numbers, read as digits, and the puzzle was reported

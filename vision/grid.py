@@ -1744,6 +1744,23 @@ def mesh_bow(corners_xy: np.ndarray, lattice: Lattice) -> float:
     return max(bends, default=0.0) / cell
 
 
+def mesh_inside_outline(corners_xy: np.ndarray, lattice: Lattice) -> float:
+    """How far (in cells) the mesh's outer lines lie inside the lattice's outline, the farthest
+    of the four, each by its median along its course (0 where none lies inside).
+
+    An outline found right but drawn at the very edge of the frame the lines are followed in
+    leaves the outer line half out of sight: searched for there, it is taken at the next strong
+    stroke inside (the side of a column of large digits, a third of a cell in)."""
+    cell = _cell_size(lattice)
+    if cell <= 0:
+        return 0.0
+    inside = (float(np.median(corners_xy[0, :, 1])) - lattice.row_edges[0],
+              lattice.row_edges[-1] - float(np.median(corners_xy[-1, :, 1])),
+              float(np.median(corners_xy[:, 0, 0])) - lattice.col_edges[0],
+              lattice.col_edges[-1] - float(np.median(corners_xy[:, -1, 0])))
+    return max(0.0, max(inside)) / cell
+
+
 def homography_from_mesh(corners_xy: np.ndarray, lattice: Lattice) -> np.ndarray | None:
     """The homography taking the mesh's crossings onto the lattice, robust to wrong crossings.
 

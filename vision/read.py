@@ -12,8 +12,8 @@ from solver.model import Cell, SideReading, run_cells
 
 from .cells import MAX_RUN, classify_cells, layout_run_lengths, run_lengths, too_many_single_runs
 from .colour import bgr_to_lab
-from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_irregularity,
-                   mesh_past_entries, refine_lattice_mesh, remap_to_mesh, trim_geometry)
+from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_inside_outline,
+                   mesh_irregularity, mesh_past_entries, refine_lattice_mesh, remap_to_mesh, trim_geometry)
 from .light import ShadowEdge, even_out_shadow, find_shadow
 from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, either_read, filled_in, ink_chroma,
                   ink_likeness, number_likeness, read_clues_glyph, read_clues_two_readers, read_given_digits,
@@ -218,6 +218,17 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
         # lines then bend out of the frame: follow them again in a frame half a cell wider.
         warped, H, lattice = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
         corners_xy = refine_lattice_mesh(warped, lattice)
+    elif mesh_inside_outline(corners_xy, lattice) > BOW_CELLS:
+        # An outer line followed well inside the outline: the outline may be off (a line
+        # followed right), or right with its line at the frame's very edge, half out of sight,
+        # taken at a stroke beside it (a board drawn to the edge of a phone's screen, a column
+        # of large "0"s). Followed again in a frame half a cell wider, the latter is found on
+        # the outline (within _ON_OUTLINE): taken only then. (A photographed newspaper's right
+        # line, a quarter cell inside a border found too wide, came out 0.12 cell inside it.)
+        wider, H_wider, lattice_wider = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
+        wider_xy = refine_lattice_mesh(wider, lattice_wider)
+        if mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE:
+            warped, H, lattice, corners_xy = wider, H_wider, lattice_wider, wider_xy
     irregularity = mesh_irregularity(corners_xy, lattice)
     stray = _stray_line(corners_xy, lattice)
     if irregularity > _REFIT_IRREGULARITY or stray > _STRAY_LINE:
@@ -250,6 +261,10 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     lattice = Lattice(tuple(float(v) for v in corners_xy[:, :, 1].mean(axis=1)),
                       tuple(float(v) for v in corners_xy[:, :, 0].mean(axis=0)))
     return warped, H, lattice, read_lattice
+
+
+#: How far (in cells) inside the outline an outer line followed again may lie and be on it.
+_ON_OUTLINE = 0.1
 
 
 def _stray_line(corners_xy: np.ndarray, lattice: Lattice) -> float:
