@@ -549,6 +549,16 @@ def test_a_dark_theme_whose_lines_show_only_in_negative_is_read_as_it_is():
     assert_solved_as_transcribed(IMAGES / "dark_theme_phone_grey_cells_black_blocks_15x8_render.jpg")
 
 
+def test_the_rims_of_white_discs_on_grey_clue_cells_are_no_shadows_edge():
+    """A book page photographed, its clue cells and blocks mid-grey, each number small in a white
+    disc: the discs' rims, a change of tone inside a cell, were taken for a shadow's edge, and
+    eight grey clue cells whose disc reads too small for a number in a corner were taken for
+    white paper in that shade (the clues then totalled 223 across, 206 down). A grey cell with
+    a number in a disc is print. Rendered from a corpus puzzle (bench style:discs_grey, seed 62,
+    #11; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "discs_on_grey_clue_cells_rims_not_a_shadows_edge_12x12_render.jpg")
+
+
 def test_tints_printed_as_a_newspapers_dots_are_read_as_their_mean_tone():
     """A newspaper prints its light green clue cells and blocks as a screen of dots, bare paper
     between them: each cell's commonest tone is the paper's, and the tinted cells of the bottom

@@ -516,10 +516,13 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     near_edge = cv2.dilate(edge_cells.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     lightest = _darkest_nearby(255 - gray)  # a light line, as a dark one in the negative
     # A clue cell in the shade, its diagonal too faint to count; a block with a light diagonal.
+    # A grey clue cell with its number in a white disc: the disc's rim, a change of tone inside
+    # the cell, passes for a shadow's edge.
     grey &= ~_numbered(warped, lattice, grey)
     for r, c in zip(*np.nonzero(grey)):
         x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
-        grey[r, c] = _diagonal(lightest, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL
+        grey[r, c] = (_diagonal(lightest, x0, y0, x1, y1)[0] < _LIGHT_DIAGONAL
+                      and not numbers_in_discs(_crop(gray, x0, y0, x1, y1, 0.0)))
     n, labels = cv2.connectedComponents(grey.astype(np.uint8), connectivity=8)
     shaded = np.zeros_like(non_white)
     # The lit white cells' paper (the lightest of the white cells': many may lie in the shade),
