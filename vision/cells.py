@@ -183,7 +183,6 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
             if lab is not None:
                 # The mean of the dots' Lab, not the Lab of their mean colour: near enough for a
                 # tint, and no second conversion of the whole grid (hatched blocks pass for dots).
-                lab = lab.copy()
                 np.copyto(lab, cv2.blur(lab, (k, k)), where=where[..., None])
     else:
         # Other pixel types: cell by cell, by numpy's median.
