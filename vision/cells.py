@@ -170,8 +170,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
         # A newspaper prints a tint as dots with bare paper between them: such a cell's tone
         # and tint are measured with its dots smoothed into their mean (over an eighth of a
         # cell, a few of a screen's dots), as an eye sees them from a little way off.
-        side = float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
-        k = max(3, int(side / 8) | 1)
+        k = max(3, int(lattice.cell_size / 8) | 1)
         smoothed = cv2.blur(gray, (k, k))
         empty, hists = _cell_histograms([gray, smoothed], lattice)
         screened = _screened(hists) & ~empty

@@ -1684,14 +1684,14 @@ def refine_lattice_mesh(warped_gray: np.ndarray, lattice: Lattice, run_share: fl
     """
     if warped_gray.ndim == 3:
         warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
-    return _mesh_along(*_line_responses(warped_gray, _cell_size(lattice), run_share), lattice)
+    return _mesh_along(*_line_responses(warped_gray, lattice.cell_size, run_share), lattice)
 
 
 def _mesh_along(resp_h: np.ndarray, resp_v: np.ndarray, lattice: Lattice) -> np.ndarray:
     """:func:`refine_lattice_mesh` from the line responses (:func:`_line_responses`)."""
     rows = np.asarray(lattice.row_edges, np.float64)
     cols = np.asarray(lattice.col_edges, np.float64)
-    cell = _cell_size(lattice)
+    cell = lattice.cell_size
     # Vertical lines (x as a function of y) are searched in row bands, horizontal ones in columns.
     col_curves = _follow_bowed_lines(resp_v, cols, rows, cell)
     row_curves = _follow_bowed_lines(resp_h.T, rows, cols, cell)
@@ -1713,15 +1713,10 @@ def _polyval_each(curves: np.ndarray, x: np.ndarray) -> np.ndarray:
     return y
 
 
-def _cell_size(lattice: Lattice) -> float:
-    """The lattice's typical cell side: the smaller of its median row height and column width."""
-    return float(min(np.median(np.diff(lattice.row_edges)), np.median(np.diff(lattice.col_edges))))
-
-
 def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
     """How far (in cells) the worst tenth of the mesh's crossings lie from the lattice's."""
     ideal = np.stack(np.meshgrid(lattice.col_edges, lattice.row_edges), axis=-1)
-    cell = _cell_size(lattice)
+    cell = lattice.cell_size
     if cell <= 0:
         return float("inf")
     return float(np.percentile(np.linalg.norm(corners_xy - ideal, axis=-1), 90)) / cell
@@ -1730,7 +1725,7 @@ def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
 def mesh_bow(corners_xy: np.ndarray, lattice: Lattice) -> float:
     """How far (in cells) the mesh's outer lines bend away from the straight line between their
     ends (a border found off, or leaning, is straight: no bend)."""
-    cell = _cell_size(lattice)
+    cell = lattice.cell_size
     if cell <= 0:
         return float("inf")
     bends = []
@@ -1751,7 +1746,7 @@ def mesh_inside_outline(corners_xy: np.ndarray, lattice: Lattice) -> float:
     An outline found right but drawn at the very edge of the frame the lines are followed in
     leaves the outer line half out of sight: searched for there, it is taken at the next strong
     stroke inside (the side of a column of large digits, a third of a cell in)."""
-    cell = _cell_size(lattice)
+    cell = lattice.cell_size
     if cell <= 0:
         return 0.0
     inside = (float(np.median(corners_xy[0, :, 1])) - lattice.row_edges[0],
@@ -1771,7 +1766,7 @@ def homography_from_mesh(corners_xy: np.ndarray, lattice: Lattice) -> np.ndarray
     Returns None when too few crossings agree on one perspective.
     """
     ideal = np.stack(np.meshgrid(lattice.col_edges, lattice.row_edges), axis=-1).reshape(-1, 2)
-    cell = _cell_size(lattice)
+    cell = lattice.cell_size
     H, inliers = cv2.findHomography(corners_xy.reshape(-1, 2).astype(np.float32), ideal.astype(np.float32),
                                     cv2.RANSAC, 0.1 * cell)
     if H is None or inliers is None or inliers.sum() < 0.5 * len(ideal):
@@ -1819,7 +1814,7 @@ def mesh_past_entries(warped_gray: np.ndarray, lattice: Lattice, corners_xy: np.
     moves to carry no more such ink than those it moves from."""
     if warped_gray.ndim == 3:
         warped_gray = cv2.cvtColor(warped_gray, cv2.COLOR_BGR2GRAY)
-    cell = _cell_size(lattice)
+    cell = lattice.cell_size
     resp_h, resp_v = _line_responses(warped_gray, cell, ENTRY_RUN)
     long_xy = _mesh_along(resp_h, resp_v, lattice)
     moved_from, moved_to = [], []

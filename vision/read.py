@@ -213,21 +213,19 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     # Follow each grid line (a bowed page or a border found a third of a cell off shifts cells
     # against a single homography), then read from a copy in which every cell is square.
     corners_xy = refine_lattice_mesh(warped, lattice)
-    if mesh_bow(corners_xy, lattice) > BOW_CELLS:
-        # The outline of a bowed page cuts the middle of its outer rows (or columns), whose
-        # lines then bend out of the frame: follow them again in a frame half a cell wider.
-        warped, H, lattice = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
-        corners_xy = refine_lattice_mesh(warped, lattice)
-    elif mesh_inside_outline(corners_xy, lattice) > BOW_CELLS:
-        # An outer line followed well inside the outline: the outline may be off (a line
-        # followed right), or right with its line at the frame's very edge, half out of sight,
-        # taken at a stroke beside it (a board drawn to the edge of a phone's screen, a column
-        # of large "0"s). Followed again in a frame half a cell wider, the latter is found on
-        # the outline (within _ON_OUTLINE): taken only then. (A photographed newspaper's right
-        # line, a quarter cell inside a border found too wide, came out 0.12 cell inside it.)
+    # The outline of a bowed page cuts the middle of its outer rows (or columns), whose lines
+    # then bend out of the frame: they are followed again in a frame half a cell wider. So is
+    # an outer line followed well inside the outline: the outline may be off (the line followed
+    # right), or right with its line at the frame's very edge, half out of sight, taken at a
+    # stroke beside it (a board drawn to the edge of a phone's screen, a column of large "0"s);
+    # only the latter is then found on the outline (within _ON_OUTLINE), and only then taken.
+    # (A photographed newspaper's right line, a quarter cell inside a border found too wide,
+    # came out 0.12 cell inside it.)
+    bowed = mesh_bow(corners_xy, lattice) > BOW_CELLS
+    if bowed or mesh_inside_outline(corners_xy, lattice) > BOW_CELLS:
         wider, H_wider, lattice_wider = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
         wider_xy = refine_lattice_mesh(wider, lattice_wider)
-        if mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE:
+        if bowed or mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE:
             warped, H, lattice, corners_xy = wider, H_wider, lattice_wider, wider_xy
     irregularity = mesh_irregularity(corners_xy, lattice)
     stray = _stray_line(corners_xy, lattice)

@@ -40,6 +40,11 @@ class Lattice:
     def shape(self) -> tuple[int, int]:
         return len(self.row_edges) - 1, len(self.col_edges) - 1
 
+    @property
+    def cell_size(self) -> float:
+        """The typical cell side: the smaller of the median row height and column width."""
+        return float(min(np.median(np.diff(self.row_edges)), np.median(np.diff(self.col_edges))))
+
 
 @dataclass(frozen=True, eq=False)
 class CellClasses:
