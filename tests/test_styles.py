@@ -1003,3 +1003,14 @@ def test_a_lone_selected_cell_tinted_unlike_the_print_is_white():
     runs of one cell, is the selection. Every cell's kind as transcribed (the board's light
     digits, haloed, are not all read right: the puzzle itself stays unreadable)."""
     assert _cells_unlike_transcription("app_board_dark_a_lone_selected_cell_tinted_blue_12x12_render.jpg") == []
+
+
+def test_a_skewed_outline_a_column_short_loses_the_tie_to_the_outlines_that_agree():
+    """An app's screenshot of rounded tiles parted by light gaps: of the four outlines fitted to
+    the board, one skewed across the lattice (its lower right corner a column in) found lines as
+    clear as the rest, a column short. Clear lines score alike, and the first fitted was taken:
+    the grid was read 12x9. Of outlines tied at the top the shape most of them agree on is
+    taken. Rendered from a corpus puzzle (bench style:rounded_app, seed 63, #3; its
+    transcription), stored as lossless WebP (as JPEG the tie fell the other way)."""
+    assert_solved_as_transcribed(
+        IMAGES / "rounded_app_a_skewed_outline_a_column_short_ties_the_others_12x10_render.webp")

@@ -149,7 +149,7 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         # lattice a column off, and a quad with one corner pulled out (a wedge of page taken in
         # where the frame's shadow runs on) with a row more of cells a tenth taller.
         probes = _square_cells_first(probes)
-        best = max(probes, key=lambda p: p[1])
+        best = _clearest(probes)
         chosen = max((p for p in probes if p[1] >= best[1] - 0.05
                       and (p[2] == best[2] or _continues(p, best))),
                      key=lambda p: cv2.contourArea(p[0]))
@@ -186,6 +186,24 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
                 geometries.append(replace(geom, other_outlines=_smaller_outlines(others[k:], option, geom.shape)))
                 break
     return _reading_order(geometries)
+
+
+def _clearest(probes: list):
+    """The probe that scores best; of several tied (scores saturate at 1 on a clean screenshot),
+    the one whose rows and columns most of the tied ones count too, then the squarest cells.
+
+    A blob's quads are fitted several ways (its lines, its hull, its corners); one skewed across
+    the lattice can still find as clear lines a column short, where the others agree."""
+    top = max(p[1] for p in probes)
+    tied = [p for p in probes if p[1] >= top - _TIED]
+    if len(tied) == 1:
+        return tied[0]
+    shapes = [p[2] for p in tied]
+    return max(tied, key=lambda p: (shapes.count(p[2]), -_cell_elongation(p)))
+
+
+#: Scores this near the best count as a tie in :func:`_clearest`.
+_TIED = 0.005
 
 
 def _cell_elongation(probe) -> float:
