@@ -332,3 +332,16 @@ def test_a_shadow_over_a_white_cells_corner_is_no_number():
     light numbers are looked for only in cells of another tint. Rendered from a corpus puzzle
     (its transcription)."""
     assert_solved_as_transcribed(IMAGES / "shadowed_white_cells_hold_no_light_numbers_13x13_render.jpg")
+
+
+def test_a_hard_shadow_whose_edge_runs_near_the_cells_diagonals_is_divided_out():
+    """A hard shadow across a grid of grey clue cells and dark blocks, its edge running at 50
+    degrees, near the cells' diagonals: along its outline the print changes at every clue cell
+    it passes (a grey half beside a white one), and the steps left there once the shadow was
+    divided out looked like an outline in the wrong place. The shadow was left, the cells its
+    edge crossed were taken for clue cells, and the grid was rejected (7 of 29 runs of one cell)
+    while a column of text beside it was reported as a puzzle. Print steps either way; a
+    shadow's, left or made, one way: what is left one way is small, and the shadow is divided
+    out. A generated photo of a corpus puzzle (bench light tier, seed 61, #11; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "hard_shadow_edge_running_near_the_cells_diagonals_10x9_render.jpg")

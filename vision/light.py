@@ -508,7 +508,7 @@ def divide_out_shadow(image: np.ndarray, edges: list[ShadowEdge]) -> np.ndarray 
     # The edge itself is a few pixels soft: so is the correction.
     field = cv2.GaussianBlur(np.where(shadow, gain, 1.0).astype(np.float32), (0, 0), 1.5)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    if not _evened(gray.astype(np.float32) / field, shadow, gain):
+    if not _evened(gray.astype(np.float32), gray.astype(np.float32) / field, shadow, gain):
         log.debug("shadow: its outline does not follow the edges seen (fingers, a corner); left as it is")
         return None
     if image.ndim == 3:
@@ -516,14 +516,36 @@ def divide_out_shadow(image: np.ndarray, edges: list[ShadowEdge]) -> np.ndarray 
     return np.clip(image.astype(np.float32) / field, 0, 255).astype(np.uint8)
 
 
-def _evened(relit: np.ndarray, shadow: np.ndarray, gain: float) -> bool:
+def _evened(before: np.ndarray, relit: np.ndarray, shadow: np.ndarray, gain: float) -> bool:
     """Whether the light is even across the shadow's outline once divided out.
 
     The outline is drawn through the edges found and carried on straight past them; where the
     shadow really ends elsewhere (a finger, a curve), dividing out makes a new step there.
+    Along the outline the print changes too (a block beside a white cell), the more where the
+    outline runs near the cells' diagonals: where the steps left are not small, the step the
+    shadow left or made, one way all along, must still be small, and the steps as a whole
+    must have fallen well below those before.
     """
+    left, signed = _steps_along_outline(relit, shadow)
+    if left is None:
+        return True
+    depth = abs(np.log(gain))
+    if left < _LEFT_OVER * depth:
+        return True
+    before, _ = _steps_along_outline(before, shadow)
+    return abs(signed) < 0.5 * _LEFT_OVER * depth and left < _FALLEN * before
+
+
+#: Share of the steps along a shadow's outline that may be left once it is divided out, where
+#: the step left one way is small (see :func:`_evened`).
+_FALLEN = 0.75
+
+
+def _steps_along_outline(image: np.ndarray, shadow: np.ndarray) -> tuple[float | None, float]:
+    """Median step in log brightness across the shadow's outline (inside less outside), of its
+    size and of its sign; None where the outline is too short to tell."""
     # At half scale, so that paper brightened past white (a wrong outline) is not clipped back.
-    logl = _smoothed_log(np.clip(0.5 * relit, 0, 255).astype(np.uint8))
+    logl = _smoothed_log(np.clip(0.5 * image, 0, 255).astype(np.uint8))
     inside = shadow.astype(np.float32)
     sigma = 4.0
     weight_in = cv2.GaussianBlur(inside, (0, 0), sigma)
@@ -532,9 +554,9 @@ def _evened(relit: np.ndarray, shadow: np.ndarray, gain: float) -> bool:
     mean_out = cv2.GaussianBlur(logl * (1 - inside), (0, 0), sigma) / np.maximum(weight_out, 1e-3)
     outline = (weight_in > 0.25) & (weight_out > 0.25)
     if outline.sum() < 10:
-        return True
-    left = np.abs(mean_in - mean_out)[outline]
-    return float(np.median(left)) < _LEFT_OVER * abs(np.log(gain))
+        return None, 0.0
+    step = (mean_in - mean_out)[outline]
+    return float(np.median(np.abs(step))), float(np.median(step))
 
 
 def _shadow_side(shape: tuple[int, int], edges: list[ShadowEdge]) -> np.ndarray | None:
