@@ -568,6 +568,16 @@ def test_tints_printed_as_a_newspapers_dots_are_read_as_their_mean_tone():
     assert_solved_as_transcribed(IMAGES / "newsprint_tints_printed_as_dots_9x9_render.jpg")
 
 
+def test_pale_tints_printed_as_sparse_dots_are_told_from_white_paper_by_their_dots():
+    """A newspaper's pale yellow clue cells and blocks, printed as sparse dots: smoothed, such a
+    cell is within a tenth of the paper's tone, its screened diagonal barely shows, and seven
+    clue cells and blocks passed for white. Their dots still show where the white cells hold
+    none: a cell taken for white holding dots as the print does is print. Rendered from a
+    corpus puzzle (bench style:newsprint_dots, seed 63, #2; its transcription), photographed,
+    stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "newsprint_pale_tints_sparse_dots_taken_for_white_9x9_render.jpg")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

@@ -279,6 +279,8 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
              lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken,
                                              feats.tint)),
             ("white-looking cells carry a diagonal", lambda taken: _faint_diagonals(feats.diagonal, taken)),
+            ("white-looking cells are printed as a screen of dots, as the print is",
+             lambda taken: _dotted_like_the_print(warped, lattice, taken)),
             ("grey cells taken for white carry numbers in their corners",
              lambda taken: _numbered_grey_cells(warped, lattice, feats, taken)),
             # The first row and column too: there a clue cell taken for white would pass for a
@@ -1273,6 +1275,59 @@ def _clues_on_white_paper(feats: CellFeatures) -> bool:
         return False
     return (float(np.median(darker_than_starts)) < 0.1 and float(np.median(tone[strong])) < 0.5 * _BLOCK_TONE
             and float(np.median(feats.colour[strong])) < 0.1)
+
+
+def _dotted_like_the_print(warped: np.ndarray, lattice: Lattice, non_white: np.ndarray) -> np.ndarray:
+    """Cells taken for white that are printed as a screen of dots, in a grid whose print is.
+
+    A newspaper prints a pale tint as sparse dots of ink with bare paper between them: the
+    cell's tone is the paper's, nearly, and a screened diagonal is a row of dots that barely
+    shows. Its dots still show, many of them, where white paper has none: a clue's digits and a
+    cell's lines are larger marks, hatching is lines.
+    """
+    none = np.zeros_like(non_white)
+    dots = _dots_per_cell(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped, lattice)
+    printed = non_white & (dots >= _DOTS)
+    if np.count_nonzero(printed) < _DOTTED_PRINT or not (~non_white).any():
+        return none
+    level = float(np.median(dots[printed]))
+    # Only where the paper is clean: a photo of newsprint shows specks of grain and noise on
+    # its white cells too, a few dozen to a cell, and there dots tell nothing.
+    if np.percentile(dots[~non_white], 75) > _CLEAN_SHARE * level:
+        return none
+    return ~non_white & (dots >= max(_DOTS, _DOTS_SHARE * level))
+
+
+#: Dots a cell must hold to count as screened, cells of print so screened that show a grid
+#: printed that way, the share of their median count a cell taken for white must hold too, and
+#: the share that most cells taken for white (three in four) hold at most where the paper is clean.
+_DOTS, _DOTTED_PRINT, _DOTS_SHARE, _CLEAN_SHARE = 20, 4, 0.3, 0.1
+
+
+def _dots_per_cell(gray: np.ndarray, lattice: Lattice) -> np.ndarray:
+    """How many dots of ink (specks darker than the paper round them, a tenth of a cell across
+    at most) lie in each cell's middle, away from its lines."""
+    cell = lattice.cell_size
+    k = max(3, int(cell / 4) | 1)
+    dark = (gray.astype(np.int16) < cv2.blur(gray, (k, k)).astype(np.int16) - _DOT_STEP).astype(np.uint8)
+    _, _, stats, centres = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    small = ((stats[:, cv2.CC_STAT_AREA] <= max(4.0, (cell / 12) ** 2))
+             & (stats[:, cv2.CC_STAT_WIDTH] <= cell / 10) & (stats[:, cv2.CC_STAT_HEIGHT] <= cell / 10))
+    small[0] = False  # the background
+    x, y = centres[small, 0], centres[small, 1]
+    rows, cols = np.asarray(lattice.row_edges), np.asarray(lattice.col_edges)
+    r, c = np.searchsorted(rows, y) - 1, np.searchsorted(cols, x) - 1
+    n_rows, n_cols = lattice.shape
+    inside = (r >= 0) & (r < n_rows) & (c >= 0) & (c < n_cols)
+    r, c, x, y = r[inside], c[inside], x[inside], y[inside]
+    fy = (y - rows[r]) / np.maximum(rows[r + 1] - rows[r], 1e-9)
+    fx = (x - cols[c]) / np.maximum(cols[c + 1] - cols[c], 1e-9)
+    middle = (fy > 0.12) & (fy < 0.88) & (fx > 0.12) & (fx < 0.88)
+    return np.bincount(r[middle] * n_cols + c[middle], minlength=n_rows * n_cols).reshape(n_rows, n_cols)
+
+
+#: Grey levels by which a dot is darker than the paper round it (a quarter cell's mean).
+_DOT_STEP = 15
 
 
 def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
