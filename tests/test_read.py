@@ -280,6 +280,25 @@ def test_a_column_of_text_found_as_a_lattice_is_dismissed_at_a_glance():
     assert_solved_as_transcribed(image_path)
 
 
+def test_small_grids_beside_the_puzzle_are_dismissed_at_a_glance():
+    """A phone photo of a Guardian page: beside the Kakuro lie the lattices of a sudoku's
+    solution and of the last Kakuro's solution, found as 4x9 and 14x7 grids. Their full look
+    cost a second (a third of the photo's time) only to turn them down; beside another grid
+    a small one too is glanced at first, and only the puzzle (its transcription's size) is
+    looked at. Alone on a photo, a small grid is looked at in full whatever the glance says."""
+    from pipeline import _look_at_grids
+    image_path = SAMPLES / "guardian1244_photo_a.jpg"
+    image = load_image(image_path)
+    truth = load_transcription(image_path)
+    geometries = locate_puzzles(image)
+    small = [g for g in geometries if g.lattice.shape != (truth.n_rows, truth.n_cols)]
+    assert small and all(g.lattice.shape[0] * g.lattice.shape[1] < GLANCE_CELLS for g in small), \
+        "the page's other grids are no longer found: the test image no longer tests the glance"
+    assert all(glance_at_grid(image, g, any_size=True) is not None for g in small)
+    assert [look.lattice.shape for _, look, _ in _look_at_grids(image)] == [(truth.n_rows, truth.n_cols)]
+    assert_solved_as_transcribed(image_path)
+
+
 def test_a_printed_grid_of_900_cells_passes_the_glance():
     """A published 30x30 grid (the corpus's), photographed: at a glance its layout is a
     Kakuro's, so it is looked at in full."""

@@ -305,9 +305,9 @@ GLANCE_CELLS = 400
 _GLANCE_CELL_PX = READ_CELL_PX // 3
 
 
-def glance_at_grid(image: np.ndarray, geometry: GridGeometry) -> str | None:
-    """Why a located lattice of ``GLANCE_CELLS`` or more is no Kakuro, seen at a glance; None
-    where it may be one (and for any smaller lattice).
+def glance_at_grid(image: np.ndarray, geometry: GridGeometry, *, any_size: bool = False) -> str | None:
+    """Why a located lattice of ``GLANCE_CELLS`` or more (of any size with ``any_size``) is no
+    Kakuro, seen at a glance; None where it may be one (and for any smaller lattice).
 
     The cells are classified in the locator's own rectification at a third of the reading's
     size: no line followed, no shadow looked for (the costs of :func:`look_at_grid`). The rule
@@ -315,7 +315,7 @@ def glance_at_grid(image: np.ndarray, geometry: GridGeometry) -> str | None:
     make. A column of text found as 29x30 cells glances at 32% of its runs single; printed grids
     of 30x30 and 32x22 (rendered, scanned or photographed) at 2% or none.
     """
-    if geometry.lattice.shape[0] * geometry.lattice.shape[1] < GLANCE_CELLS:
+    if geometry.lattice.shape[0] * geometry.lattice.shape[1] < GLANCE_CELLS and not any_size:
         return None
     warped, _, lattice = rectify_for_reading(image, geometry, cell_px=_GLANCE_CELL_PX)
     white = classify_cells(warped, lattice, shadow_edges=()).kinds == "white"
