@@ -345,3 +345,15 @@ def test_a_hard_shadow_whose_edge_runs_near_the_cells_diagonals_is_divided_out()
     out. A generated photo of a corpus puzzle (bench light tier, seed 61, #11; its
     transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "hard_shadow_edge_running_near_the_cells_diagonals_10x9_render.jpg")
+
+
+def test_white_cells_in_a_soft_shadow_darker_than_lit_orange_blocks_are_white():
+    """A soft shadow over the top right of a grid with orange blocks: its white cells there are
+    darker than the lit blocks (tone 0.33-0.43 against 0.19), its edge is too soft to divide out,
+    and the blocks are too light for any neighbour to stand out as print. The right column was
+    taken for page margin and the grid read 9x8. A shade dims a cell's colour with its light:
+    tint over lightness, the shaded white cells are the paper's (0.01-0.06 from it), the orange
+    blocks, lit or not, theirs (0.2-0.28): grey cells of the paper's hue among tinted blocks are
+    white. A generated photo of a corpus puzzle (bench light tier, seed 61, #6; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "soft_shadow_greys_white_cells_past_lit_orange_blocks_9x9_render.jpg")

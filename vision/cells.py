@@ -330,6 +330,13 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
                   int(selected.sum()))
         non_white &= ~selected
         confidence = np.where(selected, 0.6, confidence)
+    # After the selection: an app tints a row and a column of white cells unlike its print.
+    tinted_shade = _paper_in_a_shade_among_tinted_blocks(warped, lattice, feats, non_white | forced)
+    if tinted_shade.any():
+        log.debug("cells: %d grey cells of the paper's hue, among tinted blocks, are white paper in a shade",
+                  int(tinted_shade.sum()))
+        non_white &= ~tinted_shade
+        confidence = np.where(tinted_shade, 0.6, confidence)
     plain = _plain_among_diagonal_blocks(warped, lattice, feats, non_white | forced)
     if plain.any():
         log.debug("cells: %d grey cells without a diagonal where the blocks carry one are white", int(plain.sum()))
@@ -648,6 +655,47 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
     if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
         return none
     return grey
+
+
+def _paper_in_a_shade_among_tinted_blocks(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
+                                          non_white: np.ndarray) -> np.ndarray:
+    """Grey cells with no diagonal and no number whose hue is the white paper's, in a grid whose
+    blocks are tinted: white paper in a soft shade.
+
+    A soft shadow can leave white cells darker than lit orange blocks, and its edge too soft for
+    ``find_shadow``; the blocks being light, no neighbour stands out as print either. But a shade
+    dims a cell's colour with its light: its chromaticity (tint over lightness) stays the paper's,
+    and a tinted block's stays the block's, lit or not. Where the blocks (cells with no diagonal
+    and no number) are of a tint apart from the paper's, a plain grey cell of the paper's own is
+    no block.
+    """
+    none = np.zeros_like(non_white)
+    if feats.tint is None or feats.paper is None or not (~non_white).any():
+        return none
+    lightness = feats.paper.astype(np.float32) * (100 / 255) + 16  # CIE L*, about, plus L*'s offset
+    chroma = feats.tint / lightness[..., None]
+    apart = np.linalg.norm(chroma - np.median(chroma[~non_white], axis=0), axis=2)
+    plain = non_white & ~_first_row_and_column(non_white.shape) & (feats.diagonal < _WITHOUT_DIAGONAL)
+    grey = _plain_grey(feats, non_white) & (apart < _PAPER_HUE)
+    # Blocks head no run and carry no number, dark or light (an app's green clue tiles, their
+    # numbers and diagonal light, pass for plain cells otherwise, and grey blocks for shade).
+    tinted = plain & (apart > _BLOCK_HUE) & ~_heads_a_run(non_white)
+    if np.count_nonzero(tinted) < _TINTED_BLOCKS or not grey.any():
+        return none
+    tinted &= ~_numbered(warped, lattice, tinted, either_polarity=True)
+    if np.count_nonzero(tinted) < _TINTED_BLOCKS:
+        return none
+    grey &= _evenly_toned(warped, lattice, grey)
+    grey &= ~_numbered(warped, lattice, grey)
+    if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
+        return none
+    return grey
+
+
+#: Chromaticity (tint over L*) from the white cells' within which a cell is of the paper's hue,
+#: beyond which one is tinted print (orange blocks measure 0.2-0.28, shaded paper 0.01-0.06),
+#: and the tinted blocks that show a grid's blocks to be tinted.
+_PAPER_HUE, _BLOCK_HUE, _TINTED_BLOCKS = 0.08, 0.15, 3
 
 
 def _evenly_toned(warped: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray:
