@@ -507,8 +507,8 @@ def divide_out_shadow(image: np.ndarray, edges: list[ShadowEdge]) -> np.ndarray 
     gain = float(np.median([e.gain for e in edges]))
     # The edge itself is a few pixels soft: so is the correction.
     field = cv2.GaussianBlur(np.where(shadow, gain, 1.0).astype(np.float32), (0, 0), 1.5)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    if not _evened(gray.astype(np.float32), gray.astype(np.float32) / field, shadow, gain):
+    gray = (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image).astype(np.float32)
+    if not _evened(gray, gray / field, shadow, gain):
         log.debug("shadow: its outline does not follow the edges seen (fingers, a corner); left as it is")
         return None
     if image.ndim == 3:
