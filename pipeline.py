@@ -376,6 +376,12 @@ def _look_at_grids(image: np.ndarray, locate_in: np.ndarray | None = None
     geometries = locate_puzzles(image if locate_in is None else locate_in)
     if not geometries:
         raise GridNotFoundError()
+
+    def look(geometry: GridGeometry, start: float) -> None:
+        grid = look_at_grid(image, geometry)
+        if not number_pad(grid):
+            looks.append((geometry, grid, time.perf_counter() - start))
+
     looks, passed_over = [], []
     # Beside other grids, a small one too is glanced at first: a newspaper page holds a sudoku,
     # yesterday's solution, a crossword, each a lattice that costs a full look to turn down
@@ -384,22 +390,17 @@ def _look_at_grids(image: np.ndarray, locate_in: np.ndarray | None = None
     for geometry in geometries:
         start = time.perf_counter()
         doubt = glance_at_grid(image, geometry, any_size=any_size)
-        if doubt is not None:
-            log.info("grid %dx%d not looked at: %s", *geometry.lattice.shape, doubt)
-            if geometry.lattice.shape[0] * geometry.lattice.shape[1] < GLANCE_CELLS:
-                passed_over.append(geometry)
+        if doubt is None:
+            look(geometry, start)
             continue
-        look = look_at_grid(image, geometry)
-        if not number_pad(look):
-            looks.append((geometry, look, time.perf_counter() - start))
+        log.info("grid %dx%d not looked at: %s", *geometry.shape, doubt)
+        if geometry.shape[0] * geometry.shape[1] < GLANCE_CELLS:
+            passed_over.append(geometry)
     if not looks:
         # No grid passed: the small ones passed over are looked at in full after all, as a
         # lone grid is (the glance, at a third of the size, may misjudge a small one).
         for geometry in passed_over:
-            start = time.perf_counter()
-            look = look_at_grid(image, geometry)
-            if not number_pad(look):
-                looks.append((geometry, look, time.perf_counter() - start))
+            look(geometry, time.perf_counter())
     if not looks:
         raise GridNotFoundError()
     return looks
