@@ -1024,3 +1024,15 @@ def test_a_skewed_outline_a_column_short_loses_the_tie_to_the_outlines_that_agre
     transcription), stored as lossless WebP (as JPEG the tie fell the other way)."""
     assert_solved_as_transcribed(
         IMAGES / "rounded_app_a_skewed_outline_a_column_short_ties_the_others_12x10_render.webp")
+
+
+def test_a_quad_reaching_off_the_screen_is_not_the_grid_and_a_pad_of_wide_keys_is_no_puzzle():
+    """A dark app board on a phone's screenshot, with a number pad of wide keys below it. The
+    board's lines are clear to the screen's edges, so a quad two columns wider, reaching off the
+    screen, scored as well as the board's own and, the larger, was taken: read 8x14, the grid was
+    turned down at a glance. Columns past the picture's edge are not seen, so such a quad is not
+    chosen. The pad's lattice then cut each key in two, its digits on the lines between cells,
+    and it was reported as a second puzzle that could not be read; its glyphs are read where
+    they stand. Rendered from a corpus puzzle (bench style:phone_screen, seed 64, #9; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "phone_screen_board_with_a_number_pad_of_wide_keys_8x12_render.jpg")

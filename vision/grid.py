@@ -150,13 +150,17 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         # where the frame's shadow runs on) with a row more of cells a tenth taller.
         probes = _square_cells_first(probes)
         best = _clearest(probes)
-        chosen = max((p for p in probes if p[1] >= best[1] - 0.05
+        # Rows or columns past the picture's edge are not seen, however clear the lines inside:
+        # on a screenshot a quad two columns wider, reaching off the screen, scores as well as
+        # the board's own. (A grid cut off by the picture's edge is found as before.)
+        seen = [p for p in probes if _within_picture(small, p)] if _within_picture(small, best) else probes
+        chosen = max((p for p in seen if p[1] >= best[1] - 0.05
                       and (p[2] == best[2] or _continues(p, best))),
                      key=lambda p: cv2.contourArea(p[0]))
         # One with more rows or columns that holds the clearest quad and continues its lattice
         # (cells of the same size) is the same grid with the rows the clearest one cut off, and
         # may score a little lower still: grey blocks round an app's grid blur its border lines.
-        wider = [p for p in probes if p[1] >= best[1] - _EXTENSION_SLACK and p[2] != chosen[2]
+        wider = [p for p in seen if p[1] >= best[1] - _EXTENSION_SLACK and p[2] != chosen[2]
                  and p[2][0] >= chosen[2][0] and p[2][1] >= chosen[2][1] and _continues(p, best)]
         quad_xy, contrast, shape = max(wider, key=lambda p: cv2.contourArea(p[0])) if wider else chosen
         # The others, clearest first, stand in where the chosen one cannot be refined into a
@@ -168,14 +172,11 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
     def holds(big, part) -> bool | None:
         if not _continues(big, part):
             return None
-        # A row reaching a quarter of a cell or more past the picture's edge is not seen, lined or
-        # not: the part is the grid.
-        big_small = big[0] * scale
-        margin = 0.25 * _quad_cell(big_small, big[2])
-        if (big_small.min(axis=0) < -margin).any() or \
-                (big_small.max(axis=0) > np.array(small.shape[1::-1]) + margin).any():
+        # A row reaching past the picture's edge is not seen, lined or not: the part is the grid.
+        big_small = (big[0] * scale, big[1], big[2])
+        if not _within_picture(small, big_small):
             return False
-        return bool(_lined_all_round(small, (big_small, big[1], big[2]), (part[0] * scale, part[1], part[2])))
+        return bool(_lined_all_round(small, big_small, (part[0] * scale, part[1], part[2])))
 
     found = _drop_nested(found, holds)
     geometries = []
@@ -186,6 +187,13 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
                 geometries.append(replace(geom, other_outlines=_smaller_outlines(others[k:], option, geom.shape)))
                 break
     return _reading_order(geometries)
+
+
+def _within_picture(image: np.ndarray, probe) -> bool:
+    """Whether a probe's quad stays within a quarter of a cell of the picture's edges."""
+    margin = 0.25 * _quad_cell(probe[0], probe[2])
+    return bool((probe[0].min(axis=0) >= -margin).all()
+                and (probe[0].max(axis=0) <= np.array(image.shape[1::-1]) + margin).all())
 
 
 def _clearest(probes: list):

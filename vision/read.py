@@ -615,13 +615,56 @@ def number_pad(look: GridReading) -> bool:
         return False
     cells = [(r, c) for r in range(look.n_rows) for c in range(look.n_cols)]
     reads = read_given_digits([_cell_crop(look.rectified, look.rectified_lattice, *cell) for cell in cells])
-    digits = [read.value for read in reads if read.value is not None]
-    # A key or two may be misread (a large "7" taken for a "1"); a Kakuro's cells in that order
-    # by chance are no likelier.
-    if len(digits) != 9 or sum(d == k for k, d in enumerate(digits, 1)) < _PAD_IN_ORDER:
+    # Keys wider than tall may be cut in two by the lattice, a digit on the line between two
+    # cells: the pad's glyphs are then read where they stand.
+    if not (_one_to_nine([read.value for read in reads])
+            or _one_to_nine(_glyphs_in_reading_order(look.rectified, look.rectified_lattice))):
         return False
     log.info("grid %dx%d: the digits 1 to 9 in order; a number pad, not a puzzle", look.n_rows, look.n_cols)
     return True
+
+
+def _one_to_nine(values: Sequence[int | None]) -> bool:
+    """Whether nine digits were read, most of them 1 to 9 in order."""
+    digits = [value for value in values if value is not None]
+    # A key or two may be misread (a large "7" taken for a "1"); a Kakuro's cells in that order
+    # by chance are no likelier.
+    return len(digits) == 9 and sum(d == k for k, d in enumerate(digits, 1)) >= _PAD_IN_ORDER
+
+
+def _glyphs_in_reading_order(rectified: np.ndarray, lattice: Lattice) -> list[int | None]:
+    """The digits of a rectified box read glyph by glyph wherever they stand, row by row.
+
+    A glyph is a blob of thin strokes (a top-hat of either polarity) as tall as a third to nine
+    tenths of a row; each is read in a row-high square around it."""
+    side = int(round(float(np.median(np.diff(lattice.row_edges)))))
+    gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY) if rectified.ndim == 3 else rectified
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(0.6 * side) | 1,) * 2)
+    framed = cv2.copyMakeBorder(rectified, side, side, side, side, cv2.BORDER_REPLICATE)
+    best: list[int | None] = []
+    for tone in (gray, 255 - gray):
+        _, ink = cv2.threshold(cv2.morphologyEx(tone, cv2.MORPH_TOPHAT, kernel), 0, 255,
+                               cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(ink)
+        boxes = [stats[i] for i in range(1, n)
+                 if 0.3 * side <= stats[i][3] <= 0.9 * side and stats[i][2] <= 0.8 * side]
+        if not 9 <= len(boxes) <= _PAD_CELLS:
+            continue
+        centres = sorted((y + h / 2, x + w / 2) for x, y, w, h, _ in boxes)
+        rows: list[list[tuple[float, float]]] = []
+        for centre in centres:
+            if rows and centre[0] - rows[-1][-1][0] < side / 2:
+                rows[-1].append(centre)
+            else:
+                rows.append([centre])
+        ordered = [(int(x), int(y)) for row in rows for y, x in sorted(row, key=lambda c: c[1])]
+        crops = [framed[y + side - side // 2:y + side + side // 2, x + side - side // 2:x + side + side // 2]
+                 for x, y in ordered]
+        values = [read.value for read in read_given_digits(crops)]
+        if _one_to_nine(values):
+            return values
+        best = best or values
+    return best
 
 
 def _legible(sides: Sequence[SideReading]) -> int:
