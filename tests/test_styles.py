@@ -1036,3 +1036,24 @@ def test_a_quad_reaching_off_the_screen_is_not_the_grid_and_a_pad_of_wide_keys_i
     they stand. Rendered from a corpus puzzle (bench style:phone_screen, seed 64, #9; its
     transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "phone_screen_board_with_a_number_pad_of_wide_keys_8x12_render.jpg")
+
+
+def test_clue_cells_lighter_than_the_white_cells_on_a_dark_screen_are_clues():
+    """An app's dark mode: blue clue cells with light numbers, a little lighter than the dark
+    grey white cells, and black blocks. The paper is measured on the lightest cells, so the clue
+    cells passed for paper and the white cells, tinted against them by just under the split
+    (0.34 against 0.35), were taken for white with them: 16 of 20 clues could not be read.
+    Where the cells taken for white are two tints, and the fewer carry numbers in their corners
+    while the others carry none, those are clue cells. Rendered from a corpus puzzle (bench
+    style:dark_mode, seed 64, #8; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "dark_mode_blue_clue_cells_lighter_than_grey_white_cells_9x9_render.jpg")
+
+
+def test_grey_clue_cells_with_light_numbers_are_not_paper_in_a_shade():
+    """Mid-grey clue cells with thin light numbers and no diagonal, beside black blocks with a
+    green cast. The blocks' hue, noise over next to no light, made them "tinted blocks", and the
+    grey clue cells, of the paper's hue, were taken for white paper in a soft shade among them:
+    10 of 14 clues could not be read. Only a block lighter than black shows its tint, and paper
+    in a shade carries no number, light or dark. Rendered from a corpus puzzle (bench
+    style:no_diagonal, seed 64, #5; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "no_diagonal_light_numbers_on_grey_beside_green_black_blocks_7x7_render.jpg")

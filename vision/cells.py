@@ -287,6 +287,8 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
             # row of clue cells the lattice lost (and dark page past it for their row).
             ("tinted cells taken for white carry numbers in their corners",
              lambda taken: _numbered_grey_cells(warped, lattice, feats, taken & ~forced, by_colour=True)),
+            ("the fewer cells of two tints taken for white carry numbers in their corners",
+             lambda taken: _numbered_minority_tint(warped, lattice, feats, taken & ~forced)),
             ("cells taken for white have halves of two tints and numbers in their corners",
              lambda taken: _numbered_two_tone_cells(warped, lattice, feats.diagonal, taken)),
             ("cells of bare page beside white cells filled grey",
@@ -651,7 +653,8 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
         return none
     grey &= labels > 0
     grey &= _evenly_toned(warped, lattice, grey)
-    grey &= ~_numbered(warped, lattice, grey)
+    # Paper in a shade carries no number, dark or light (light numbers on grey clue cells).
+    grey &= ~_numbered(warped, lattice, grey, either_polarity=True)
     if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
         return none
     return grey
@@ -679,14 +682,16 @@ def _paper_in_a_shade_among_tinted_blocks(warped: np.ndarray, lattice: Lattice, 
     grey = _plain_grey(feats, non_white) & (apart < _PAPER_HUE)
     # Blocks head no run and carry no number, dark or light (an app's green clue tiles, their
     # numbers and diagonal light, pass for plain cells otherwise, and grey blocks for shade).
-    tinted = plain & (apart > _BLOCK_HUE) & ~_heads_a_run(non_white)
+    # A black block's hue is noise over next to no light: only a lighter one shows its tint.
+    tinted = plain & (apart > _BLOCK_HUE) & (feats.tone < _BLOCK_TONE) & ~_heads_a_run(non_white)
     if np.count_nonzero(tinted) < _TINTED_BLOCKS or not grey.any():
         return none
     tinted &= ~_numbered(warped, lattice, tinted, either_polarity=True)
     if np.count_nonzero(tinted) < _TINTED_BLOCKS:
         return none
     grey &= _evenly_toned(warped, lattice, grey)
-    grey &= ~_numbered(warped, lattice, grey)
+    # Paper in a shade carries no number, dark or light (light numbers on grey clue cells).
+    grey &= ~_numbered(warped, lattice, grey, either_polarity=True)
     if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
         return none
     return grey
@@ -882,6 +887,31 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
         crop = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                      lattice.row_edges[r + 1], 0.0)
         numbered[r, c] = crop.size > 0 and numbers_in_discs(crop)
+    return numbered
+
+
+def _numbered_minority_tint(warped: np.ndarray, lattice: Lattice, feats: CellFeatures, non_white: np.ndarray
+                            ) -> np.ndarray:
+    """Cells taken for white that are clue cells of the paper's own tint: where the cells taken
+    for white are two tints, the fewer of them carry numbers in their corners and the others none.
+
+    The paper is measured on the lightest cells. On an app's dark screen, blue clue cells may be
+    lighter than the dark grey white cells: the clue cells are then the paper, and the white
+    cells, tinted against them by less than the split, are taken for white with them."""
+    white = ~non_white
+    paper_tint = white & (feats.colour <= _UNLIKE_COLOUR)
+    other = white & (feats.colour > _UNLIKE_COLOUR)
+    if paper_tint.sum() < 3 or paper_tint.sum() >= other.sum():
+        return np.zeros_like(non_white)
+    numbered = _numbered(warped, lattice, paper_tint, either_polarity=True)
+    # Most of them numbered, and the other tint's cells numbered no more often than a white cell's
+    # large entry may pass for a corner's number.
+    if numbered.sum() < 0.5 * paper_tint.sum():
+        return np.zeros_like(non_white)
+    if _numbered(warped, lattice, other, either_polarity=True).sum() > 0.1 * other.sum():
+        return np.zeros_like(non_white)
+    if not _plausible_layout(~(non_white | numbered | _first_row_and_column(non_white.shape))):
+        return np.zeros_like(non_white)
     return numbered
 
 
