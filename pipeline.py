@@ -32,6 +32,7 @@ from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, m
 from vision.cells import diagonal_slants, measure_cells
 from vision.errors import GridNotFoundError, ImageLoadError
 from vision.grid import GridGeometry, locate_in_other_outlines, locate_puzzles
+from vision.histograms import percentile
 from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
 from vision.overlay import draw_solution
@@ -762,7 +763,7 @@ def _tinted_paper_variant(reading: GridReading, time_limit_s: float) -> tuple[Gr
     printed = np.array([[(r, c) not in reading.whites for c in range(n_cols)] for r in range(n_rows)])
     diagonal = printed & (feats.diagonal >= _PAPER_DIAGONAL)
     print_tones = (float(np.median(feats.tone[diagonal if diagonal.sum() >= 3 else printed])),
-                   float(np.percentile(feats.tone[printed], 90)))
+                   float(percentile(feats.tone[printed], 90)))
     tried: set[frozenset[Cell]] = set()
     for print_tone in print_tones:
         paper = frozenset((r, c) for r in range(1, n_rows) for c in range(1, n_cols)

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from .colour import bgr_to_lab
-from .histograms import hist_kth, hist_median, hist_percentile
+from .histograms import hist_kth, hist_median, hist_percentile, percentile
 from .light import ShadowEdge, find_shadow
 from .ocr import numbers_in_discs
 from .types import CellClasses, Lattice
@@ -199,7 +199,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     if lab is not None:
         tint[:] = _paper_tints(toned, lab[..., 1:].astype(np.float32) - 128, lattice, empty, entry)
     gray = gray.astype(np.float32, copy=False)
-    ink = float(np.percentile(gray, 1))
+    ink = float(percentile(gray, 1))
     rows, cols = np.asarray(lattice.row_edges, np.float64), np.asarray(lattice.col_edges, np.float64)
     diag_line, diag_edge, diag_dashed = (np.where(empty, 0, v).astype(np.float32) for v in _diagonals(
         _darkest_nearby(gray), cols[None, :-1], rows[:-1, None], cols[None, 1:], rows[1:, None]))
@@ -216,7 +216,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     diagonal = np.clip(np.maximum(diag_line, diag_edge) / span, 0, 1)
     # Colour is relative to the lightest cells' own tint: under warm light, or on tinted paper,
     # the white cells are the coloured ones and the grey or black cells the neutral ones.
-    lightest = tone <= max(0.1, float(np.percentile(tone, 10)))
+    lightest = tone <= max(0.1, float(percentile(tone, 10)))
     # Tinted clue cells as light as the white ones (pale yellow on cream) make many of the
     # lightest cells tinted, and with tinted blocks too, most of them: the white cells are the
     # light ones without a diagonal, and of those the ones whose tint stands apart from that of
@@ -538,7 +538,7 @@ def _white_in_a_shadow(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     # of which a shade keeps its edges' ``gain``.
     lit_paper = None
     if feats.paper is not None and (~non_white).any():
-        lit_paper = float(np.percentile(feats.paper[~non_white], 90))
+        lit_paper = float(percentile(feats.paper[~non_white], 90))
     for i in range(1, n):
         group = labels == i
         if not (group & near_edge).any():
@@ -1004,7 +1004,7 @@ def _split(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Non-white cells by the image's own split of ``score``, and a rough confidence: the
     distance from the threshold relative to the scores' spread."""
     threshold = _split_threshold(score)
-    spread = max(float(np.percentile(score, 95) - np.percentile(score, 5)), 1e-3)
+    spread = max(float(percentile(score, 95) - percentile(score, 5)), 1e-3)
     log.debug("cells: threshold %.3f", threshold)
     return score > threshold, np.clip(0.5 + np.abs(score - threshold) / spread, 0, 1)
 
@@ -1095,7 +1095,7 @@ def _tone_off_a_plane(feats: CellFeatures) -> np.ndarray:
     if fit is None:
         return feats.tone
     fitted, keep = fit
-    white = fitted + float(np.percentile((p - fitted)[keep], 90))
+    white = fitted + float(percentile((p - fitted)[keep], 90))
     span = np.maximum(white - feats.ink, 20.0)
     return np.clip((white - p) / span, 0, 1).reshape(feats.paper.shape).astype(np.float32)
 
@@ -1209,7 +1209,7 @@ def _number_in_a_corner(cell: np.ndarray, *, diagonal_line: bool | None = True) 
         return False
     small = cv2.resize(cell, (_CORNER_S, _CORNER_S), interpolation=cv2.INTER_AREA).astype(np.float32)
     inner = small[3:-3, 3:-3]
-    paper, ink = float(np.percentile(inner, 75)), float(np.percentile(inner, 2))
+    paper, ink = float(percentile(inner, 75)), float(percentile(inner, 2))
     if paper - ink < 40:
         return False
     mask = small < paper - 0.45 * (paper - ink)
@@ -1371,7 +1371,7 @@ def _dotted_like_the_print(warped: np.ndarray, lattice: Lattice, non_white: np.n
     level = float(np.median(dots[printed]))
     # Only where the paper is clean: a photo of newsprint shows specks of grain and noise on
     # its white cells too, a few dozen to a cell, and there dots tell nothing.
-    if np.percentile(dots[~non_white], 75) > _CLEAN_SHARE * level:
+    if percentile(dots[~non_white], 75) > _CLEAN_SHARE * level:
         return none
     return ~non_white & (dots >= max(_DOTS, _DOTS_SHARE * level))
 
@@ -1457,15 +1457,15 @@ def _paper_past_large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndar
     digit covers over half of the cell's middle, and its ink is the commonest tone). A block's
     frame is its own dark print; a clue cell's numbers sit in its corners, on dark print, and a
     cell half dark and half light has half a dark frame."""
-    light = float(np.percentile(paper[~empty], 90)) if (~empty).any() else 255.0
-    ink = float(np.percentile(gray, 1))
+    light = float(percentile(paper[~empty], 90)) if (~empty).any() else 255.0
+    ink = float(percentile(gray, 1))
     mid = 0.5 * (light + ink)
     entry = np.zeros(paper.shape, bool)
     paper = paper.copy()
     for r, c in zip(*np.nonzero((paper < mid) & ~empty)):
         frame = _frame(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
                        lattice.row_edges[r + 1])
-        if frame.size and float(np.percentile(frame, _FRAME_DARK_SHARE)) > mid:
+        if frame.size and float(percentile(frame, _FRAME_DARK_SHARE)) > mid:
             entry[r, c] = True
             paper[r, c] = np.median(frame)
     return entry, paper
@@ -1737,7 +1737,7 @@ def _hatched(cell: np.ndarray) -> bool:
     g = cv2.resize(cell, (_HATCH_S, _HATCH_S), interpolation=cv2.INTER_AREA).astype(np.float32)
     e = round(0.08 * _HATCH_S)
     inner, k = g[e:-e, e:-e], _HATCH_K[e:-e, e:-e] + _HATCH_S
-    paper, ink = float(np.percentile(inner, 90)), float(np.percentile(inner, 2))
+    paper, ink = float(percentile(inner, 90)), float(percentile(inner, 2))
     if paper - ink < 25:
         return False
     counts = np.bincount(k.ravel(), minlength=2 * _HATCH_S)

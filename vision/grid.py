@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from .histograms import hist_percentile
+from .histograms import hist_percentile, percentile
 from .imageio import downscale_for_detection
 from .types import Lattice, Quad
 
@@ -376,7 +376,7 @@ def _blank_cells(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray, asked: np
     """(n_rows, n_cols): whether each cell's middle (a fifth of a cell in) is of one tone, its
     spread (10th to 90th percentile) under ``_BLANK_SPREAD`` of the grey's whole range; only the
     cells ``asked`` where given (the others False)."""
-    low, high = np.percentile(gray, [1, 99])
+    low, high = percentile(gray, [1, 99])
     limit = _BLANK_SPREAD * max(float(high) - float(low), 1.0)
     n_rows, n_cols = len(rows) - 1, len(cols) - 1
     asked = np.ones((n_rows, n_cols), bool) if asked is None else asked
@@ -387,7 +387,7 @@ def _blank_cells(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray, asked: np
         for r, c in zip(*np.nonzero(asked)):
             middle = gray[row_spans[r][0]:row_spans[r][1], col_spans[c][0]:col_spans[c][1]]
             if middle.size:
-                p10, p90 = np.percentile(middle, [10, 90])
+                p10, p90 = percentile(middle, [10, 90])
                 blank[r, c] = p90 - p10 < limit
         return blank
     # All cells at once (a cell's percentiles one by one were most of a probe's line check): the
@@ -1045,9 +1045,9 @@ def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lin
     beside_dark[:, :-1] |= dark
     beside_dark[:, 1:] |= dark
     # Judged against the inner lines: a thick outer border would make thin inner lines look absent.
-    ref = float(np.percentile(strength, 75))
+    ref = float(percentile(strength, 75))
     if strength.shape[1] > 2:
-        inner = float(np.percentile(strength[:, 1:-1], 75))
+        inner = float(percentile(strength[:, 1:-1], 75))
         if np.median(strength[:, [0, -1]]) > 2.5 * inner:
             ref = inner
         # So would the edges of black cells, as strong as a border, beside thin grey lines: the
@@ -1055,7 +1055,7 @@ def _band_support(resp_cum: np.ndarray, dark: np.ndarray, bands: np.ndarray, lin
         # with each other (the gaps in a box of text, its "cells" dark, are noise of all sizes).
         plain = strength[:, 1:-1][~beside_dark[:, 1:-1]]
         if plain.size >= _PLAIN_LINES:
-            low, high = (float(v) for v in np.percentile(plain, (25, 75)))
+            low, high = (float(v) for v in percentile(plain, (25, 75)))
             if ref > 2.5 * high and low >= _PLAIN_AGREE * high:
                 ref = high
     shown = (strength > 0.3 * max(ref, 1e-6)) | beside_dark
@@ -1172,7 +1172,7 @@ def _extend_cut_off(bands: np.ndarray, lines: np.ndarray, resp_cum: np.ndarray) 
         return (resp_cum[hi, xs] - resp_cum[lo, xs]) / max(hi - lo, 1) if hi - lo >= 3 else np.zeros(len(xs))
 
     inner = [strength(bands[k] + 0.2 * step, bands[k + 1] - 0.2 * step) for k in range(len(bands) - 1)]
-    ref = float(np.percentile(np.concatenate(inner), 75)) if inner else 0.0
+    ref = float(percentile(np.concatenate(inner), 75)) if inner else 0.0
     if ref <= 0:
         return bands
     # The stretch from just past the last line to most of a cell beyond it must lie in the image.
@@ -1207,7 +1207,7 @@ def _extend_over_black(bands: np.ndarray, lines: np.ndarray, below: np.ndarray, 
         x = int(np.clip(round(pos), 0, resp_cum.shape[1] - 1))
         return (resp_cum[hi, x] - resp_cum[lo, x]) / np.maximum(hi - lo, 1)
 
-    ref = float(np.percentile([strength(b) for b in bands[1:-1]], 75)) if len(bands) > 2 else 0.0
+    ref = float(percentile([strength(b) for b in bands[1:-1]], 75)) if len(bands) > 2 else 0.0
     if ref <= 0:
         return bands
     for sign in (-1, 1):
@@ -1238,7 +1238,7 @@ def _below_cut(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarr
     region = gray[y0:y1:2, x0:x1:2]
     if region.size == 0:
         region = gray
-    paper, ink = np.percentile(region, [95, 2])
+    paper, ink = percentile(region, [95, 2])
     cut = (float(paper) + float(ink)) / 2
     return cv2.integral((gray < cut).astype(np.uint8)).astype(np.float64)
 
@@ -1399,7 +1399,7 @@ def _snap_edges(profile: np.ndarray, a: float, b: float, n: int, outer_radius: f
     interpolating between its snapped neighbours.
     """
     p = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 1.0).ravel()
-    top = float(np.percentile(p, 99)) or 1.0
+    top = float(percentile(p, 99)) or 1.0
     cell = (b - a) / n
     guess = a + cell * np.arange(n + 1)
     edges = guess.copy()
@@ -1560,7 +1560,7 @@ def _outer_line_pairs(profile: np.ndarray) -> tuple[np.ndarray, float, list[tupl
     may be the grid's outer border: among the first and last few strong lines (a page edge or a
     rule beside the grid is strong too), widest first, spanning at least 30% of the profile."""
     p = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 1.0).ravel()
-    top = float(np.percentile(p, 99)) or 1.0
+    top = float(percentile(p, 99)) or 1.0
     peaks = np.nonzero((p >= _running_max(p, 3)) & (p > 0.35 * top))[0]
     pairs = []
     if len(peaks) >= 2:
@@ -1745,7 +1745,7 @@ def mesh_irregularity(corners_xy: np.ndarray, lattice: Lattice) -> float:
     cell = lattice.cell_size
     if cell <= 0:
         return float("inf")
-    return float(np.percentile(np.linalg.norm(corners_xy - ideal, axis=-1), 90)) / cell
+    return float(percentile(np.linalg.norm(corners_xy - ideal, axis=-1), 90)) / cell
 
 
 def mesh_bow(corners_xy: np.ndarray, lattice: Lattice) -> float:

@@ -37,6 +37,7 @@ import numpy as np
 from .colour import bgr_to_lab
 from .errors import ClueReadError
 from .glyphs import GlyphClassifier, default_classifier
+from .histograms import percentile
 from .templates import default_templates
 from .types import NumberRead
 
@@ -184,7 +185,7 @@ def _ink_ground(gray: np.ndarray, core: np.ndarray, rim: np.ndarray | None = Non
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
     sv = smooth[core]
     bg = _paper_level(sv)
-    lo, hi = (float(v) for v in np.percentile(sv, (0.3, 99.7)))
+    lo, hi = (float(v) for v in percentile(sv, (0.3, 99.7)))
     bright, dark = hi - bg, bg - lo
     if rim is not None and np.count_nonzero(rim) >= 20:
         # A heavy number can cover over half of a small core, so that its median is ink and the
@@ -195,7 +196,7 @@ def _ink_ground(gray: np.ndarray, core: np.ndarray, rim: np.ndarray | None = Non
         # But the rim can be wrong too: light gaps between an app's rounded tiles fill the band
         # of a green tile with light digits. A number covers much of the core only where the
         # rim's level is common there as well, so the rim decides only then.
-        rim_bg = float(np.percentile(smooth[rim], 70))
+        rim_bg = float(percentile(smooth[rim], 70))
         if ((hi - rim_bg > rim_bg - lo) != (bright > dark) and abs(rim_bg - bg) > _MIN_CONTRAST
                 and np.mean(np.abs(sv - rim_bg) < 0.25 * abs(rim_bg - bg)) >= _RIM_CORE_SHARE):
             bg = rim_bg
@@ -581,10 +582,10 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
         vals = smooth[inside > 0]
         disc_tone, ground_tone = float(np.median(smooth[piece > 0])), float(np.median(smooth[around]))
         if disc_tone > ground_tone:  # a light disc, dark digits
-            disc_level = float(np.percentile(vals, 90))
+            disc_level = float(percentile(vals, 90))
             depth = disc_level - smooth
         else:
-            disc_level = float(np.percentile(vals, 10))
+            disc_level = float(percentile(vals, 10))
             depth = smooth - disc_level
         contrast = float(depth[inside > 0].max())
         # In dim light or on a grey ground the digits stand out from their disc as little as the

@@ -14,6 +14,7 @@ from .cells import MAX_RUN, classify_cells, layout_run_lengths, run_lengths, too
 from .colour import bgr_to_lab
 from .grid import (BOW_CELLS, GridGeometry, extend_geometry, homography_from_mesh, mesh_bow, mesh_inside_outline,
                    mesh_irregularity, mesh_past_entries, refine_lattice_mesh, remap_to_mesh, trim_geometry)
+from .histograms import percentile
 from .light import ShadowEdge, even_out_shadow, find_shadow
 from .ocr import (WEAK_LEVELS, GlyphReads, best_probability, digit_pieces, either_read, filled_in, ink_chroma,
                   ink_likeness, number_likeness, read_clues_glyph, read_clues_two_readers, read_given_digits,
@@ -399,7 +400,7 @@ def numbers_in_blocks(reading: GridReading) -> tuple[tuple[Cell, str, int], ...]
     # Most blocks are bare: only those with ink in them (more contrast inside than the grain of
     # a flat fill) are read, a tenth of a photo's time where every block was.
     gray = _gray(reading.rectified)
-    low, high = np.percentile(gray, (2, 98))
+    low, high = percentile(gray, (2, 98))
     bare = _BARE_BLOCK * max(high - low, 1.0)
     inked = [k for k, (r, c) in enumerate(blocks)
              if _inside_contrast(_cell_crop(gray, reading.rectified_lattice, r, c)) >= bare]
@@ -428,7 +429,7 @@ def _inside_contrast(gray: np.ndarray) -> float:
     inside = gray[m:h - m, m:w - m]
     if inside.size == 0:
         return 0.0
-    low, high = np.percentile(inside, (2, 98))
+    low, high = percentile(inside, (2, 98))
     return float(high - low)
 
 
@@ -915,7 +916,7 @@ def _printing_ink_chromas(clue_crops: list[np.ndarray]) -> tuple[float, ...]:
         return ()
     pixels = np.concatenate([c.reshape(-1, 3) for c in crops]).astype(np.uint8)
     lab = bgr_to_lab(pixels).astype(np.float32)
-    dark = lab[:, 0] <= np.percentile(lab[:, 0], 3)
+    dark = lab[:, 0] <= percentile(lab[:, 0], 3)
     chromas = [float(np.median(np.hypot(lab[dark, 1] - 128, lab[dark, 2] - 128)))]
     digits = [chroma for crop in crops[:_DIGIT_INK_SAMPLE] for half in split_clue_cell(crop)
               if (chroma := ink_chroma(crop, half)) is not None]
