@@ -452,7 +452,7 @@ def check(reading: Reading, *, time_limit_s: float = 10.0) -> PuzzleResult:
     else:
         grid, rec = _check_reading(grid, time_limit_s)
         grid, rec = _check_layout(grid, rec, time_limit_s)
-        rec = _faint_not_unsolvable(grid, rec)
+        rec = _unsure_not_unsolvable(grid, _faint_not_unsolvable(grid, rec))
     if rec.status == "solved":
         grid, rec = _numbers_in_blocks(grid, rec, time_limit_s)
     rec, written = _entries_apart(grid, rec, time_limit_s)
@@ -850,6 +850,23 @@ def _faint_not_unsolvable(reading: GridReading, rec: Reconciled) -> Reconciled:
                "trust: a clue may be misread; check " + sides_text(faint))
     return dataclasses.replace(rec, status="unreadable", problems=(problem,) + rec.problems,
                                suspect_runs=rec.suspect_runs + tuple(k for k in faint if k not in rec.suspect_runs))
+
+
+def _unsure_not_unsolvable(reading: GridReading, rec: Reconciled) -> Reconciled:
+    """``rec``, unless it says the clues contradict each other where the layout rests on cells
+    whose class was unsure (under ``_UNSURE_CLASS``): then a cell is more likely misread than
+    the puzzle misprinted (a crease's shade greying white cells to the clue cells' tone), and it
+    is reported unreadable with those cells to check. The misprinted magazine puzzle's cells are
+    classified at 0.86 or more."""
+    if rec.status != "unsolvable":
+        return rec
+    unsure = [(int(r), int(c)) for r, c in zip(*np.nonzero(reading.classes.confidence < _UNSURE_CLASS))]
+    if not unsure:
+        return rec
+    problem = (f"the clues as read contradict each other, and {len(unsure)} cells looked neither clearly white "
+               f"nor clearly printed: a cell may be misread; check {_cells_text(unsure[:8])}"
+               f"{', ...' if len(unsure) > 8 else ''}")
+    return dataclasses.replace(_not_solved(rec, problem, unsure), problems=(problem,) + rec.problems)
 
 
 def _not_solved(rec: Reconciled, problem: str, cells: Iterable[Cell]) -> Reconciled:

@@ -357,3 +357,23 @@ def test_white_cells_in_a_soft_shadow_darker_than_lit_orange_blocks_are_white():
     white. A generated photo of a corpus puzzle (bench light tier, seed 61, #6; its
     transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "soft_shadow_greys_white_cells_past_lit_orange_blocks_9x9_render.jpg")
+
+
+def test_clues_that_contradict_a_layout_of_unsure_cells_are_not_called_unsolvable():
+    """A crease's soft shade greys the white cells below it to the tone of the lavender clue
+    cells above it, and the clue cells in it darker still: white cells were taken for blocks,
+    clue cells for blocks, and the clues as read contradicted each other (across 57, down 45).
+    The layout is symmetric, the clues were read surely, so the print was blamed: "unsolvable",
+    exit code 5, for a puzzle with one solution (its transcription). Cells of unsure class make
+    it unreadable, naming them; the misprinted magazine puzzle's cells are all sure (0.86 or
+    more) and it stays unsolvable (test_samples). Generated, bench tier creased, seed 64, #4."""
+    name = "crease_shade_greys_white_cells_to_the_clue_cells_tone_8x12_render"
+    truth = load_puzzle(IMAGES / f"{name}.txt")
+    (res,) = solve_image(load_image(IMAGES / f"{name}.png"))
+    assert res.status == "unreadable", res.problems
+    clue_cells = {(c.row, c.col) for c in truth.clues}
+    kinds = res.reading.classes.kinds
+    misread = {(r, c) for r in range(truth.n_rows) for c in range(truth.n_cols)
+               if kinds[r, c] != ("white" if (r, c) in truth.whites else "clue" if (r, c) in clue_cells else "black")}
+    named = {cell for cell, kind in res.suspects if kind == "cell"}
+    assert named & misread
