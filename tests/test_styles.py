@@ -1057,3 +1057,15 @@ def test_grey_clue_cells_with_light_numbers_are_not_paper_in_a_shade():
     in a shade carries no number, light or dark. Rendered from a corpus puzzle (bench
     style:no_diagonal, seed 64, #5; its transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "no_diagonal_light_numbers_on_grey_beside_green_black_blocks_7x7_render.jpg")
+
+
+def test_light_grey_blocks_bounded_by_the_lattice_are_blocks_where_clues_are_on_white_paper():
+    """A puzzle page whose clue cells carry their diagonal on the white paper, and whose blocks
+    are a light grey without one, as grey as the clue cells (tone 0.08-0.11). With the clue
+    cells on white paper a grey tone is taken for a shade, so the blocks passed for white cells:
+    the layout was off its symmetry and the clues contradicted it. A group of evenly grey cells
+    with no diagonal and no number, whose grey stops at the lattice's lines with every white cell
+    beside it clearly lighter, is print: a shade does not end at a cell's border on every side.
+    Rendered from a corpus puzzle (bench style:answer_key, seed 64, #11, its third grid cut out;
+    its transcription), stored as lossless WebP."""
+    assert_solved_as_transcribed(IMAGES / "puzzle_page_light_grey_blocks_beside_clue_cells_on_white_paper_9x9_render.webp")

@@ -266,7 +266,8 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     tone = feats.tone
     if _diagonal_in_every_cell(feats):
         return _classes_by_numbers(warped, lattice, feats)
-    if _clues_on_white_paper(feats):
+    on_white_paper = _clues_on_white_paper(feats)
+    if on_white_paper:
         # The clue cells are printed on the white cells' own paper and told apart by their
         # diagonals: a grey tone is then a shadow, not print; only near-black ink is a block.
         tone = np.where(tone >= _BLOCK_TONE, tone, 0.0)
@@ -292,7 +293,10 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
             ("cells taken for white have halves of two tints and numbers in their corners",
              lambda taken: _numbered_two_tone_cells(warped, lattice, feats.diagonal, taken)),
             ("cells of bare page beside white cells filled grey",
-             lambda taken: _page_beside_filled_cells(feats.tone, taken))):
+             lambda taken: _page_beside_filled_cells(feats.tone, taken)),
+            ("light grey cells bounded by the lattice are blocks on white paper",
+             lambda taken: _grey_blocks_bounded_by_the_lattice(warped, lattice, feats, taken)
+             if on_white_paper else np.zeros_like(taken))):
         extra = find(non_white | forced)
         if extra.any():
             log.debug("cells: %d %s", int(extra.sum()), what)
@@ -701,6 +705,45 @@ def _paper_in_a_shade_among_tinted_blocks(warped: np.ndarray, lattice: Lattice, 
 #: beyond which one is tinted print (orange blocks measure 0.2-0.28, shaded paper 0.01-0.06),
 #: and the tinted blocks that show a grid's blocks to be tinted.
 _PAPER_HUE, _BLOCK_HUE, _TINTED_BLOCKS = 0.08, 0.15, 3
+
+
+def _grey_blocks_bounded_by_the_lattice(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
+                                        non_white: np.ndarray) -> np.ndarray:
+    """Cells taken for white that are light grey blocks, where the clue cells are printed on the
+    white paper (and a grey tone was taken for a shade): groups of evenly grey cells with no
+    diagonal and no number, as grey as the clue cells, whose grey stops at the lattice's lines,
+    every white cell beside them clearly lighter. A shade does not end at a cell's border on
+    every side."""
+    none = np.zeros_like(non_white)
+    tone, white = feats.tone, ~non_white
+    strong = non_white & (feats.diagonal >= 0.5 * max(float(feats.diagonal.max()), 1e-6))
+    if strong.sum() < 3:
+        return none
+    clue_tone = float(np.median(tone[strong]))
+    grey = white & (feats.diagonal < _WITHOUT_DIAGONAL) & (tone >= max(_BLOCK_GREY, 0.6 * clue_tone))
+    # Beside white cells clearly lighter: where every white cell is grey, none is to compare with.
+    if not grey.any() or not (white & ~grey).any() or float(np.median(tone[white & ~grey])) > 0.25 * clue_tone:
+        return none
+    grey &= _evenly_toned(warped, lattice, grey)
+    grey &= ~_numbered(warped, lattice, grey, either_polarity=True)
+    n_groups, groups = cv2.connectedComponents(grey.astype(np.uint8), connectivity=4)
+    blocks = np.zeros_like(non_white)
+    n_rows, n_cols = tone.shape
+    for g in range(1, n_groups):
+        group = groups == g
+        least = float(tone[group].min())
+        beside = [(y, x) for r, c in zip(*np.nonzero(group))
+                  for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                  if 0 <= y < n_rows and 0 <= x < n_cols and white[y, x] and not grey[y, x]]
+        if beside and all(tone[y, x] <= 0.5 * least for y, x in beside):
+            blocks |= group
+    if not blocks.any() or not _plausible_layout(~(non_white | blocks | _first_row_and_column(non_white.shape))):
+        return none
+    return blocks
+
+
+#: Tone from which a cell is a grey print rather than white paper with grain.
+_BLOCK_GREY = 0.05
 
 
 def _evenly_toned(warped: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray:
