@@ -824,7 +824,7 @@ def _misread_not_unsolvable(rec: Reconciled, off: tuple[Cell, ...]) -> Reconcile
     if rec.status != "unsolvable" or not off:
         return rec
     problem = (f"the clues as read contradict each other, and the layout is off its symmetry at "
-               f"{_cells_text(off[:8])}{', ...' if len(off) > 8 else ''}: a cell may be misread; check those cells")
+               f"{_cells_text(off, most=8)}: a cell may be misread; check those cells")
     return dataclasses.replace(_not_solved(rec, problem, off), problems=(problem,) + rec.problems)
 
 
@@ -864,8 +864,7 @@ def _unsure_not_unsolvable(reading: GridReading, rec: Reconciled) -> Reconciled:
     if not unsure:
         return rec
     problem = (f"the clues as read contradict each other, and {len(unsure)} cells looked neither clearly white "
-               f"nor clearly printed: a cell may be misread; check {_cells_text(unsure[:8])}"
-               f"{', ...' if len(unsure) > 8 else ''}")
+               f"nor clearly printed: a cell may be misread; check {_cells_text(unsure, most=8)}")
     return dataclasses.replace(_not_solved(rec, problem, unsure), problems=(problem,) + rec.problems)
 
 
@@ -876,8 +875,11 @@ def _not_solved(rec: Reconciled, problem: str, cells: Iterable[Cell]) -> Reconci
                                suspect_runs=rec.suspect_runs + tuple((cell, "cell") for cell in cells))
 
 
-def _cells_text(cells: Iterable[Cell]) -> str:
-    return ", ".join(f"row {r + 1}, column {c + 1}" for r, c in cells)
+def _cells_text(cells: Iterable[Cell], most: int | None = None) -> str:
+    """The cells as "row R, column C", the first ``most`` of them and "..." where there are more."""
+    cells = list(cells)
+    shown = cells if most is None else cells[:most]
+    return ", ".join(f"row {r + 1}, column {c + 1}" for r, c in shown) + (", ..." if len(shown) < len(cells) else "")
 
 
 def annotate_image(image: np.ndarray, results: list[PuzzleResult], *, progress: bool = False,

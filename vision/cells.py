@@ -716,7 +716,7 @@ def _grey_blocks_bounded_by_the_lattice(warped: np.ndarray, lattice: Lattice, fe
     every side."""
     none = np.zeros_like(non_white)
     tone, white = feats.tone, ~non_white
-    strong = non_white & (feats.diagonal >= 0.5 * max(float(feats.diagonal.max()), 1e-6))
+    strong = non_white & _clear_diagonals(feats.diagonal)
     if strong.sum() < 3:
         return none
     clue_tone = float(np.median(tone[strong]))
@@ -1346,7 +1346,7 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     cell of another tint is not their print, however far from white: an app's cursor tints a row
     and a column of white cells green beside pink clue cells and blocks.
     """
-    clue = non_white & (diagonal >= 0.5 * max(float(diagonal.max()), 1e-6))
+    clue = non_white & _clear_diagonals(diagonal)
     white = ~non_white
     if clue.sum() < 2 or white.sum() < 4:
         return np.zeros_like(non_white)
@@ -1374,6 +1374,11 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     return grey
 
 
+def _clear_diagonals(diagonal: np.ndarray) -> np.ndarray:
+    """Cells whose diagonal is at least half as clear as the clearest: the clue cells, by it."""
+    return diagonal >= 0.5 * max(float(diagonal.max()), 1e-6)
+
+
 def _clues_on_white_paper(feats: CellFeatures) -> bool:
     """Whether the cells carrying a clear diagonal have the white cells' paper (newspaper style).
 
@@ -1382,7 +1387,7 @@ def _clues_on_white_paper(feats: CellFeatures) -> bool:
     the white cells beside it are grey alike.
     """
     diagonal, tone = feats.diagonal, feats.tone
-    strong = diagonal >= 0.5 * max(float(diagonal.max()), 1e-6)
+    strong = _clear_diagonals(diagonal)
     if strong.sum() < 3 or float(diagonal.max()) < 0.3:
         return False
     n_rows, n_cols = tone.shape

@@ -634,7 +634,8 @@ def _one_to_nine(values: Sequence[int | None]) -> bool:
 
 
 def _glyphs_in_reading_order(rectified: np.ndarray, lattice: Lattice) -> list[int | None]:
-    """The digits of a rectified box read glyph by glyph wherever they stand, row by row.
+    """The digits of a rectified box read glyph by glyph wherever they stand, row by row, of the
+    polarity whose digits are 1 to 9 in order (:func:`_one_to_nine`); empty for neither.
 
     A glyph is a blob of thin strokes (a top-hat of either polarity) as tall as a third to nine
     tenths of a row; each is read in a row-high square around it."""
@@ -642,7 +643,6 @@ def _glyphs_in_reading_order(rectified: np.ndarray, lattice: Lattice) -> list[in
     gray = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY) if rectified.ndim == 3 else rectified
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(0.6 * side) | 1,) * 2)
     framed = cv2.copyMakeBorder(rectified, side, side, side, side, cv2.BORDER_REPLICATE)
-    best: list[int | None] = []
     for tone in (gray, 255 - gray):
         _, ink = cv2.threshold(cv2.morphologyEx(tone, cv2.MORPH_TOPHAT, kernel), 0, 255,
                                cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -664,8 +664,7 @@ def _glyphs_in_reading_order(rectified: np.ndarray, lattice: Lattice) -> list[in
         values = [read.value for read in read_given_digits(crops)]
         if _one_to_nine(values):
             return values
-        best = best or values
-    return best
+    return []
 
 
 def _legible(sides: Sequence[SideReading]) -> int:
