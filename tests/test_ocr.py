@@ -364,8 +364,6 @@ def test_a_piece_too_short_for_a_digit_joins_only_the_digit_it_nearly_touches():
     assert [p.shape for p in ocr.segment_digits(half)] == [(35, 6)]
 
 
-@pytest.mark.xfail(strict=True, reason="known miss (thirty-second stop): a digit crossing the diagonal is cut "
-                                       "with its half; strict, so that the fix removes this marker")
 @pytest.mark.parametrize("diagonal", [True, False])
 @pytest.mark.parametrize("left", [8, 10])
 def test_a_digit_crossing_the_diagonal_is_kept_whole_in_its_half(diagonal, left):

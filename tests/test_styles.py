@@ -134,8 +134,6 @@ def test_digits_in_discs_reaching_over_the_diagonal_are_read_whole():
     assert_solved_as_transcribed(IMAGES / "discs_reaching_over_the_diagonal_cut_with_their_half_12x10_render.jpg")
 
 
-@pytest.mark.xfail(strict=True, reason="known miss (thirty-second stop): a digit crossing the diagonal is cut "
-                                       "with its half; strict, so that the fix removes this marker")
 def test_plain_digits_crossing_the_diagonal_are_read_whole():
     """Large digits in black clue cells, a down number's "0" crossing the light diagonal. Each
     half ends at the diagonal, so the "0" is cut along its top right and what stays reads "6"

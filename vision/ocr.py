@@ -247,6 +247,7 @@ def _paper_level(values: np.ndarray) -> float:
 
 
 _K = (np.rint(_XX - _YY)).astype(np.int64)  # diagonal offset of each pixel, x - y
+_ALONG = (np.rint(_XX + _YY - 1)).astype(np.int64)  # place along the diagonal, x + y (by index)
 
 
 #: Gaps of a dotted diagonal closed (a tenth of the side each way, 14% of it along the line).
@@ -345,11 +346,130 @@ def _split_at_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool,
             search, region = search & ~gap, region & ~gap
         halves = []
         for level in levels:
-            lines = _remove_lines(_ink_on_ground(ground, search, level), search, lines_only=True)
+            wide = _ink_on_ground(ground, search, level)
+            lines = _remove_lines(wide, search, lines_only=True)
             half = _ink_on_ground(ground, region, level)
-            halves.append(np.where(lines, 0, half).astype(np.uint8))
+            cleared, half_width = _ink_on_the_line(wide, lines)
+            # Past the diagonal, by this half's paper: the part of a digit that crosses it.
+            beyond = np.where(region | lines, 0, wide)
+            halves.append((np.where(lines, 0, half).astype(np.uint8), np.maximum(cleared, beyond), half_width))
         per_side.append(halves)
-    return tuple(zip(*per_side))
+    return tuple(_rejoin_digits_cut_by_the_diagonal(down, across) for down, across in zip(*per_side))
+
+
+def _ink_on_the_line(wide: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, int]:
+    """The ink the diagonal's clearing took that lies off the line itself (where a digit crosses
+    or touches the line, its strokes there), and the line's half width in x - y (measured where
+    nothing touches it: the commonest width along it)."""
+    on = (wide > 0) & lines & (np.abs(_D) < _DIAG_SEARCH)
+    if not on.any():
+        return np.zeros(wide.shape, np.uint8), 0
+    ys, xs = np.nonzero(on)
+    centre = float(np.median(xs - ys))
+    # Pixels on one anti-diagonal (x + y) of a diagonal line alternate in x - y, so each counts
+    # half the line's width in x - y.
+    width = np.bincount(xs + ys, minlength=2 * _S)
+    typical = int(np.median(width[width > 0]))
+    # Off the line, and only where the line is wider than it commonly is: elsewhere what lies
+    # off its middle is its own blurred rim.
+    touched = (width > typical + 1)[_ALONG]
+    return np.where(on & touched & (np.abs(_K - centre) > typical + 1), wide, 0).astype(np.uint8), typical + 1
+
+
+#: A digit's part past the diagonal lies within this of it (x - y, share of the side).
+_CUT_NEAR = 0.1
+#: The part past the line is at most this share of the digit piece's height (a digit of the other
+#: half's own, even a "1", is about as tall as its neighbours) and of its ink.
+_CUT_PART_H = 0.8
+_CUT_PART_INK = 0.6
+#: A half whose ink covers more than this share of its triangle is no clean print.
+_CUT_CLEAN_HALF = 0.2
+_HALF_AREA = _S * _S / 2
+#: The median ink strength (of 255) of a crisp digit's piece.
+_CUT_CRISP = 220
+
+
+def _rejoin_digits_cut_by_the_diagonal(down: tuple[np.ndarray, np.ndarray, int],
+                                       across: tuple[np.ndarray, np.ndarray, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The two halves' ink, a digit that reaches over the diagonal whole in its own half.
+
+    Each is (the half's ink; by the same half's paper, its ink past the diagonal and what the
+    line's clearing took off the line's middle; the line's half width in x - y). Large print in
+    a small cell can cross the diagonal. Each half ends there, so such a digit was cut: its part
+    past the line was lost, or left in the other half, and what stayed read as another digit (a
+    "0" cut along its top right read "6", a "10" as "16"). A digit piece takes back the pieces
+    that adjoin it, directly or across the line (the other half's ink near the line, whole, and
+    what its own half sees past the line or lost to the clearing), where what it takes past the
+    diagonal is much less than the digit: a digit of the other half's own, even a "1", is about
+    as tall as its neighbours. No stroke is closed across the line: that shut a "6" beside it
+    into an "8". Only crisp print in a clean half is mended: in a blurred photo, smears against
+    the line joined to blurred digits turned three solved puzzles of two style draws ambiguous.
+    """
+    out = [down[0].copy(), across[0].copy()]
+    near = np.abs(_D) < _CUT_NEAR
+    for side, sign, (_, past, half_width) in ((0, -1, down), (1, 1, across)):
+        own, other = out[side], out[1 - side]
+        if not own.any() or not (past.any() or (other > 0)[near].any()):
+            continue
+        # Only in a clean half: where smears and remnants cover much of it (a blurred photo),
+        # what lies against the line is as likely theirs as a digit's.
+        if np.count_nonzero(own) > _CUT_CLEAN_HALF * _HALF_AREA:
+            continue
+        n, labels, stats, _ = cv2.connectedComponentsWithStats((own > 0).astype(np.uint8), connectivity=8)
+        # The candidates: the other half's pieces that lie mostly in the line's band, whole, ...
+        n_o, others = cv2.connectedComponents((other > 0).astype(np.uint8), connectivity=8)
+        area_o = np.bincount(others.ravel(), minlength=n_o)
+        # (A part cut off by the line hugs it; a digit of the other half's own lies mostly away.)
+        keep = 2 * np.bincount(others[near], minlength=n_o) >= area_o
+        keep[0] = False
+        candidates = keep[others]
+        # ... and what this half sees past the line, unless it holds a part of a larger piece of
+        # the other half's (its own digit, seen by this half's paper too).
+        n_p, seen = cv2.connectedComponents((past > 0).astype(np.uint8), connectivity=8)
+        for k in range(1, n_p):
+            piece = seen == k
+            held = np.bincount(others[piece], minlength=n_o)
+            held[0] = 0
+            if np.all(area_o[held > 0] <= 1.5 * held[held > 0]):
+                candidates |= piece
+        if not candidates.any():
+            continue
+        n_c, pieces = cv2.connectedComponents(candidates.astype(np.uint8), connectivity=8)
+        # Across the line: perpendicular to it (an anti-diagonal), as far as the line is wide.
+        reach = 2 * half_width + 3
+        across_line = cv2.dilate(np.fliplr(np.eye(reach, dtype=np.uint8)), np.ones((3, 3), np.uint8))
+        edge = round(_EDGE_STRIP * _S)
+        for j in range(1, n):
+            x, y, w, h, _ = stats[j]
+            # Only a piece that may be a digit: of a digit's height, clear of the cell's edges
+            # (what touches them is a border's remnant, or a blurred photo's smear).
+            if not _DIGIT_H[0] * _S <= h <= _DIGIT_H[1] * _S or min(x, y) < edge or max(x + w, y + h) > _S - edge:
+                continue
+            digit = labels == j
+            # Only crisp print: a blurred smear's strokes fade off over most of their width.
+            if np.median(own[digit]) < _CUT_CRISP:
+                continue
+            taken = np.zeros(n_c, bool)
+            grown = digit
+            for _ in range(3):
+                touched = np.unique(pieces[(cv2.dilate(grown.astype(np.uint8), across_line) > 0) & (pieces > 0)])
+                new = [k for k in touched if not taken[k]]
+                if not new:
+                    break
+                taken[new] = True
+                grown = digit | taken[pieces]
+            part = taken[pieces]
+            if not part.any():
+                continue
+            # What lies past the diagonal must be a part, not a digit: the stroke the clearing
+            # took on the digit's own side is its own whatever its length.
+            ys = np.nonzero(part & (sign * _D <= 0))[0]
+            if len(ys) and (ys.max() - ys.min() + 1 > _CUT_PART_H * stats[j, cv2.CC_STAT_HEIGHT]
+                            or len(ys) > _CUT_PART_INK * stats[j, cv2.CC_STAT_AREA]):
+                continue
+            own[part] = np.maximum(past, other)[part]
+            other[part] = 0
+    return out[0], out[1]
 
 
 def _gap_round_the_tile(ground: _Ground | None) -> np.ndarray | None:
