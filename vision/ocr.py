@@ -349,10 +349,7 @@ def _split_at_levels(cell_gray: np.ndarray, levels: Sequence[float], flip: bool,
             wide = _ink_on_ground(ground, search, level)
             lines = _remove_lines(wide, search, lines_only=True)
             half = _ink_on_ground(ground, region, level)
-            cleared, half_width = _ink_on_the_line(wide, lines)
-            # Past the diagonal, by this half's paper: the part of a digit that crosses it.
-            beyond = np.where(region | lines, 0, wide)
-            halves.append((np.where(lines, 0, half).astype(np.uint8), np.maximum(cleared, beyond), half_width))
+            halves.append((np.where(lines, 0, half).astype(np.uint8), wide, lines, region))
         per_side.append(halves)
     return tuple(_rejoin_digits_cut_by_the_diagonal(down, across) for down, across in zip(*per_side))
 
@@ -389,12 +386,13 @@ _HALF_AREA = _S * _S / 2
 _CUT_CRISP = 220
 
 
-def _rejoin_digits_cut_by_the_diagonal(down: tuple[np.ndarray, np.ndarray, int],
-                                       across: tuple[np.ndarray, np.ndarray, int]) -> tuple[np.ndarray, np.ndarray]:
+def _rejoin_digits_cut_by_the_diagonal(down: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+                                       across: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+                                       ) -> tuple[np.ndarray, np.ndarray]:
     """The two halves' ink, a digit that reaches over the diagonal whole in its own half.
 
-    Each is (the half's ink; by the same half's paper, its ink past the diagonal and what the
-    line's clearing took off the line's middle; the line's half width in x - y). Large print in
+    Each is (the half's ink; by the same half's paper, its ink over the band past the diagonal,
+    the lines cleared there, and the half's own triangle). Large print in
     a small cell can cross the diagonal. Each half ends there, so such a digit was cut: its part
     past the line was lost, or left in the other half, and what stayed read as another digit (a
     "0" cut along its top right read "6", a "10" as "16"). A digit piece takes back the pieces
@@ -405,17 +403,34 @@ def _rejoin_digits_cut_by_the_diagonal(down: tuple[np.ndarray, np.ndarray, int],
     into an "8". Only crisp print in a clean half is mended: in a blurred photo, smears against
     the line joined to blurred digits turned three solved puzzles of two style draws ambiguous.
     """
-    out = [down[0].copy(), across[0].copy()]
+    out = [down[0], across[0]]  # copied only where a piece moves (most halves keep theirs)
+    copied = [False, False]
     near = np.abs(_D) < _CUT_NEAR
-    for side, sign, (_, past, half_width) in ((0, -1, down), (1, 1, across)):
+    edge = round(_EDGE_STRIP * _S)
+    for side, sign, (_, wide, lines, region) in ((0, -1, down), (1, 1, across)):
         own, other = out[side], out[1 - side]
-        if not own.any() or not (past.any() or (other > 0)[near].any()):
-            continue
         # Only in a clean half: where smears and remnants cover much of it (a blurred photo),
         # what lies against the line is as likely theirs as a digit's.
-        if np.count_nonzero(own) > _CUT_CLEAN_HALF * _HALF_AREA:
+        if not own.any() or np.count_nonzero(own) > _CUT_CLEAN_HALF * _HALF_AREA:
             continue
         n, labels, stats, _ = cv2.connectedComponentsWithStats((own > 0).astype(np.uint8), connectivity=8)
+        # Only a piece that may be a digit: of a digit's height, clear of the cell's edges (what
+        # touches them is a border's remnant, or a blurred photo's smear), and crisp print (a
+        # smear's strokes fade off over most of their width). Looked for first: most halves
+        # hold none, and nothing more is measured there.
+        digits = [j for j in range(1, n)
+                  if _DIGIT_H[0] * _S <= stats[j, cv2.CC_STAT_HEIGHT] <= _DIGIT_H[1] * _S
+                  and min(stats[j, cv2.CC_STAT_LEFT], stats[j, cv2.CC_STAT_TOP]) >= edge
+                  and max(stats[j, cv2.CC_STAT_LEFT] + stats[j, cv2.CC_STAT_WIDTH],
+                          stats[j, cv2.CC_STAT_TOP] + stats[j, cv2.CC_STAT_HEIGHT]) <= _S - edge
+                  and np.median(own[labels == j]) >= _CUT_CRISP]
+        if not digits:
+            continue
+        cleared, half_width = _ink_on_the_line(wide, lines)
+        # Past the diagonal, by this half's paper: the part of a digit that crosses it.
+        past = np.maximum(cleared, np.where(region | lines, 0, wide))
+        if not (past.any() or (other > 0)[near].any()):
+            continue
         # The candidates: the other half's pieces that lie mostly in the line's band, whole, ...
         n_o, others = cv2.connectedComponents((other > 0).astype(np.uint8), connectivity=8)
         area_o = np.bincount(others.ravel(), minlength=n_o)
@@ -438,17 +453,8 @@ def _rejoin_digits_cut_by_the_diagonal(down: tuple[np.ndarray, np.ndarray, int],
         # Across the line: perpendicular to it (an anti-diagonal), as far as the line is wide.
         reach = 2 * half_width + 3
         across_line = cv2.dilate(np.fliplr(np.eye(reach, dtype=np.uint8)), np.ones((3, 3), np.uint8))
-        edge = round(_EDGE_STRIP * _S)
-        for j in range(1, n):
-            x, y, w, h, _ = stats[j]
-            # Only a piece that may be a digit: of a digit's height, clear of the cell's edges
-            # (what touches them is a border's remnant, or a blurred photo's smear).
-            if not _DIGIT_H[0] * _S <= h <= _DIGIT_H[1] * _S or min(x, y) < edge or max(x + w, y + h) > _S - edge:
-                continue
+        for j in digits:
             digit = labels == j
-            # Only crisp print: a blurred smear's strokes fade off over most of their width.
-            if np.median(own[digit]) < _CUT_CRISP:
-                continue
             taken = np.zeros(n_c, bool)
             grown = digit
             for _ in range(3):
@@ -467,6 +473,10 @@ def _rejoin_digits_cut_by_the_diagonal(down: tuple[np.ndarray, np.ndarray, int],
             if len(ys) and (ys.max() - ys.min() + 1 > _CUT_PART_H * stats[j, cv2.CC_STAT_HEIGHT]
                             or len(ys) > _CUT_PART_INK * stats[j, cv2.CC_STAT_AREA]):
                 continue
+            for k in (0, 1):
+                if not copied[k]:
+                    out[k], copied[k] = out[k].copy(), True
+            own, other = out[side], out[1 - side]
             own[part] = np.maximum(past, other)[part]
             other[part] = 0
     return out[0], out[1]
