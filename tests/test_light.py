@@ -384,3 +384,29 @@ def test_clues_that_contradict_a_layout_of_unsure_cells_are_not_called_unsolvabl
                if kinds[r, c] != ("white" if (r, c) in truth.whites else "clue" if (r, c) in clue_cells else "black")}
     named = {cell for cell, kind in res.suspects if kind == "cell"}
     assert named & misread
+
+
+def test_an_outline_taking_in_the_page_margin_and_its_title_is_cut_back_to_the_grid():
+    """An app's board printed on a page and photographed: the outline ran from the page's edge,
+    taking in the margin and the title printed in it above the grid as two more rows. The title
+    row looked like white cells, so the layout looked like no Kakuro (6 of 25 runs of one cell)
+    and was reported unreadable, with no margin trimmed. A generated photo of a corpus puzzle
+    (bench zero_cells style, seed 66, #1; its transcription), stored as lossless WebP."""
+    assert_solved_as_transcribed(IMAGES / "title_in_the_margin_taken_in_by_the_outline_7x7_render.webp")
+
+
+def test_two_rows_of_page_margin_above_a_grid_are_both_trimmed():
+    # The same photo stored as JPEG is located as its 7x7 grid; two rows of the page above it
+    # (the margin and the title in it) are added to its outline, as a located outline took them
+    # in. Both go, and the grid's own outline comes back.
+    from vision.grid import extend_geometry
+    from vision.read import look_at_grid, trim_page_margin
+
+    image = load_image(IMAGES / "title_in_the_margin_above_an_apps_board_7x7_render.jpg")
+    (grid,) = locate_puzzles(image)
+    assert grid.lattice.shape == (7, 7)
+    taller = extend_geometry(grid, top=2)
+    trimmed, look = trim_page_margin(image, taller, look_at_grid(image, taller))
+    assert (look.n_rows, look.n_cols) == (7, 7)
+    assert look.doubt is None
+    assert np.allclose(trimmed.quad.corners_xy, grid.quad.corners_xy, atol=1.0)

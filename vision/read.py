@@ -695,6 +695,9 @@ def _obeys_runs(whites: set[Cell], digits: dict[Cell, int]) -> bool:
 
 #: Share of a first row's (column's) cells that look white from which it may be page margin.
 _MARGIN_SHARE = 0.75
+#: Rows (or columns) of paper a grid's outline may take in at its top (or left): the page's
+#: margin and a title printed in it.
+_MARGIN_DEPTH = 2
 
 
 def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridReading
@@ -724,18 +727,37 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # _printed); trimmed, the look must keep its first ones free of white cells, which a
     # misread column of clue cells would not.
     blocks = classes.kinds == "black"
-    edges = {"top": int(looked[0, :].mean() >= _MARGIN_SHARE
-                        or (blocks[0, :].all() and not _printed(image, reading, "top"))),
-             "left": int(looked[:, 0].mean() >= _MARGIN_SHARE
-                         or (blocks[:, 0].all() and not _printed(image, reading, "left"))),
+
+    def looked_margin(side: str) -> bool:
+        return (looked[0, :] if side == "top" else looked[:, 0]).mean() >= _MARGIN_SHARE
+
+    edges = {"top": int(looked_margin("top") or (blocks[0, :].all() and not _printed(image, reading, "top"))),
+             "left": int(looked_margin("left") or (blocks[:, 0].all() and not _printed(image, reading, "left"))),
              "bottom": int(white[-1, :].all() or blocks[-1, :].all()),
              "right": int(white[:, -1].all() or blocks[:, -1].all())}
     for side, depth in _overrun(white).items():
         edges[side] = max(edges[side], depth)
+    if reading.doubt is not None:
+        # A layout no Kakuro has is mended by a margin of paper only (below); a block of text or
+        # a striped desk taken for a lattice has rows of blocks and long runs anywhere.
+        edges = {side: depth if side in ("top", "left") and looked_margin(side) else 0
+                 for side, depth in edges.items()}
     if not any(edges.values()):
         return geometry, reading
     trimmed = trim_geometry(geometry, **edges)
     look = look_at_grid(image, trimmed)
+    # A grid located from the page's edge keeps a title or caption between that edge and the
+    # grid: one more row (or column) of paper, seen as such once the first one is gone.
+    for _ in range(_MARGIN_DEPTH - 1):
+        looked = look.classes.looked_white
+        more = [side for side in ("top", "left") if edges[side] and looked is not None
+                and (looked[0, :] if side == "top" else looked[:, 0]).mean() >= _MARGIN_SHARE]
+        if not more or min(look.n_rows, look.n_cols) < 4:
+            break
+        for side in more:
+            edges[side] += 1
+        trimmed = trim_geometry(geometry, **edges)
+        look = look_at_grid(image, trimmed)
     looked = look.classes.looked_white
     if look.doubt is None and (looked is None or not looked.any()) and look.clue_cells:
         log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
