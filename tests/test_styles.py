@@ -1079,3 +1079,13 @@ def test_light_grey_blocks_bounded_by_the_lattice_are_blocks_where_clues_are_on_
     Rendered from a corpus puzzle (bench style:answer_key, seed 64, #11, its third grid cut out;
     its transcription), stored as lossless WebP."""
     assert_solved_as_transcribed(IMAGES / "puzzle_page_light_grey_blocks_beside_clue_cells_on_white_paper_9x9_render.webp")
+
+
+def test_a_number_pad_taken_in_as_rows_under_the_board_gives_way_to_the_boards_own_outline():
+    """A phone's screen photographed askew: the outline of the board and the number pad under
+    it (keys parted by gaps, each key's edges lines) scored as clear as the board's own, and the
+    larger one was taken, 12x9, its last rows the pad's keys (16 clues unreadable). The board's
+    own outline, dropped as a part of it, is now kept to read the grid in where the larger
+    one cannot be read. A generated photo of a corpus puzzle (bench phone_screen style, seed
+    66, #0; its transcription), stored as lossless WebP."""
+    assert_solved_as_transcribed(IMAGES / "number_pad_under_the_board_taken_in_as_rows_9x9_render.webp")

@@ -178,7 +178,8 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
             return False
         return bool(_lined_all_round(small, big_small, (part[0] * scale, part[1], part[2])))
 
-    found = _drop_nested(found, holds)
+    kept = _drop_nested(found, holds)
+    found = [_with_nested_outlines(item, found, kept) for item in kept]
     geometries = []
     for quad_xy, contrast, shape, others in found:
         for k, option in enumerate(((quad_xy, contrast, shape),) + others):
@@ -187,6 +188,21 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
                 geometries.append(replace(geom, other_outlines=_smaller_outlines(others[k:], option, geom.shape)))
                 break
     return _reading_order(geometries)
+
+
+def _with_nested_outlines(item, found: list, kept: list):
+    """``item`` (quad, clarity, shape, others) with the outlines of ``found`` dropped inside it
+    (:func:`_drop_nested`) among its others, clearest first: where the larger outline took in
+    rows that pass for cells (an app's number pad under its board, keys parted by gaps) and
+    cannot be read, the grid may be read in its own outline (:func:`locate_in_other_outlines`)."""
+    quad_xy, contrast, shape, others = item
+    outline = quad_xy.reshape(-1, 1, 2).astype(np.float32)
+    nested = tuple((p[0], p[1], p[2]) for p in found
+                   if not any(p is k for k in kept) and p[2] != shape
+                   and cv2.pointPolygonTest(outline, tuple(float(v) for v in p[0].mean(axis=0)), False) >= 0)
+    if not nested:
+        return item
+    return quad_xy, contrast, shape, tuple(sorted(others + nested, key=lambda p: -p[1]))
 
 
 def _within_picture(image: np.ndarray, probe) -> bool:
