@@ -44,6 +44,17 @@ def test_large_typed_entries_in_a_grid_with_a_diagonal_in_every_cell_are_not_clu
     assert_solved_as_transcribed(IMAGES / "typed_entries_diagonal_in_every_cell_11x11_render.jpg")
 
 
+def test_bold_typed_entries_whose_blur_darkens_the_cells_paper_are_not_clues():
+    """Clue cells a shade darker than the cream paper, and the player's large bold digits typed in
+    black in three white cells: their strokes and the blur round them darkened the cells' paper
+    tone as far as the clue cells', and the three were taken for clue cells (the layout off its
+    symmetry; unreadable). A cell whose frame is light paper all round, lighter than its
+    middle, with paper showing between the strokes there, holds an entry: its paper is the
+    frame's. A generated photo of a corpus puzzle (bench typed_entries style, seed 66, #10;
+    its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "bold_typed_entries_on_cream_paper_beside_pale_clue_cells_12x10_render.jpg")
+
+
 def test_large_typed_entries_cut_in_two_by_the_band_along_the_diagonal_are_not_clues():
     """Hatched blocks, a diagonal in every cell, typed "3"s and "7"s whose top and bottom the band
     along the diagonal parts: each part alone is as tall as a clue number and off the diagonal,

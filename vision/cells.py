@@ -1504,19 +1504,39 @@ def _paper_past_large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndar
     is light paper nearly all round is a white cell holding a large bold entry (an app's typed
     digit covers over half of the cell's middle, and its ink is the commonest tone). A block's
     frame is its own dark print; a clue cell's numbers sit in its corners, on dark print, and a
-    cell half dark and half light has half a dark frame."""
+    cell half dark and half light has half a dark frame. So is one whose paper came out only a
+    little dark (a bold digit's strokes and their blur over a third of the cell) where its frame
+    is clearly lighter and paper shows between the strokes: a grey tile inset in a light gap
+    has a light frame too, but no paper in its middle."""
     light = float(percentile(paper[~empty], 90)) if (~empty).any() else 255.0
     ink = float(percentile(gray, 1))
     mid = 0.5 * (light + ink)
     entry = np.zeros(paper.shape, bool)
     paper = paper.copy()
-    for r, c in zip(*np.nonzero((paper < mid) & ~empty)):
-        frame = _frame(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
-                       lattice.row_edges[r + 1])
-        if frame.size and float(percentile(frame, _FRAME_DARK_SHARE)) > mid:
-            entry[r, c] = True
-            paper[r, c] = np.median(frame)
+    for r, c in zip(*np.nonzero((paper < light - _ENTRY_DARKER * (light - ink)) & ~empty)):
+        x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
+        frame = _frame(gray, x0, y0, x1, y1)
+        if not frame.size:
+            continue
+        lit = float(percentile(frame, _FRAME_DARK_SHARE))
+        if paper[r, c] >= mid:
+            # Paper only a little darker than the white cells' (a bold entry's strokes and their
+            # blur a third of the cell, not over half): a light frame is not enough, since a grey
+            # tile inset in a light gap has one too. A digit leaves paper between its strokes.
+            inner = _crop(gray, x0, y0, x1, y1, _FRAME_OUT)
+            if not (lit > paper[r, c] + _ENTRY_DARKER * (light - ink) and inner.size
+                    and float(percentile(inner, 90)) > 0.5 * (lit + paper[r, c])):
+                continue
+        elif lit <= mid:
+            continue
+        entry[r, c] = True
+        paper[r, c] = np.median(frame)
     return entry, paper
+
+
+#: How much darker than the white cells' paper (a share of the way to ink) a cell's paper must
+#: come out to be looked at for a large entry.
+_ENTRY_DARKER = 0.1
 
 
 #: Percent of a cell's frame that may be dark (a large entry's strokes reaching it) while the rest
