@@ -599,6 +599,20 @@ def test_pale_tints_printed_as_sparse_dots_are_told_from_white_paper_by_their_do
     assert_solved_as_transcribed(IMAGES / "newsprint_pale_tints_sparse_dots_taken_for_white_9x9_render.jpg")
 
 
+def test_a_grid_whose_blocks_are_a_screen_of_dots_with_no_lines_between_them_is_found():
+    """A scanned newspaper grid: blocks and clue cells printed as one screen of dots, no line
+    between them, the white cells parted by dotted lines. Every line and every boundary between
+    a block and a white cell broke into dots too short to count as a line, and no grid was
+    found. Where no lattice shows at all, the candidates are looked at again smoothed. A
+    generated scan of a corpus puzzle (bench style:newsprint_dots, seed 66, #0; its
+    transcription): found in a JPEG of it, and solved in the lossless original."""
+    from vision.grid import locate_puzzles
+
+    (grid,) = locate_puzzles(load_image(IMAGES / "newsprint_blocks_as_dots_no_lines_between_them_8x8_render_q92.jpg"))
+    assert grid.lattice.shape == (8, 8)
+    assert_solved_as_transcribed(IMAGES / "newsprint_blocks_as_dots_no_lines_between_them_8x8_render.png")
+
+
 def test_large_entries_typed_in_coloured_ink_leave_their_cells_white():
     """Blue digits typed large into small white cells (28 px), blocks and clue cells tinted green:
     a "9", with the blur round its ink, covers over half its cell, and the cell's median colour

@@ -119,14 +119,25 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
     """
     gray = _to_gray(image_bgr)
     small, scale = downscale_for_detection(gray, _DETECT_SIDE)
+    # Where no lattice shows at all, the image is looked at again smoothed (see _probe): a
+    # scanned newspaper's blocks printed as a screen of dots break every line into dots. Only
+    # then: smoothed, a page's text and buttons pass for more grids, and every blob costs again.
+    geometries = _locate_in(gray, small, scale, cell_px, screened=False)
+    return geometries if geometries else _locate_in(gray, small, scale, cell_px, screened=True)
+
+
+def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, screened: bool) -> list[GridGeometry]:
+    """:func:`locate_puzzles` in ``small`` (``gray`` reduced by ``scale``), every candidate probed
+    smoothed where ``screened``."""
     found = []
     bridged: list = []  # the bridged ink's labels, once needed
     for options in _candidate_quads(small):
         # A blob's line quad and hull quad often coincide: each distinct quad is probed once.
         distinct = list({q.tobytes(): q for q in options}.values())
-        probes = [p for p in (_probe(small, q) for q in distinct) if p is not None]
+        probes = [p for p in (_probe(small, q, screened=screened) for q in distinct) if p is not None]
         if not probes:
-            probes = [p for p in (_probe(small, q, refit_long_cells=True) for q in distinct) if p is not None]
+            probes = [p for p in (_probe(small, q, refit_long_cells=True, screened=screened) for q in distinct)
+                      if p is not None]
         # Two grids printed close together (a puzzle over its answer key) pass for one, the page
         # between them a row of cells that no line crosses: each grid is found on its own.
         if not probes:
@@ -140,7 +151,7 @@ def locate_puzzles(image_bgr: np.ndarray, cell_px: int = 48) -> list[GridGeometr
         # buttons beside a grid may pass for one more row, but the column lines do not cross it.
         # Or far clearer than any of the blob's own quads: those were pieces of the grid that the
         # bridging joined up (tiles parted by light gaps, where no dark blob holds the grid).
-        probes += [p for p in (_probe(small, q) for q in _bridged_quads(small, best, bridged))
+        probes += [p for p in (_probe(small, q, screened=screened) for q in _bridged_quads(small, best, bridged))
                    if p is not None and (p[1] >= best[1] + _BRIDGED_CLEARER or p[1] >= best[1] and _continues(
                        p, best) and _lined_all_round(small, p, best) or _squarer_outline(p, best))]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
@@ -895,12 +906,15 @@ def _sharpest_corner(quad_xy: np.ndarray) -> float:
     return worst
 
 
-def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool = False):
+def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool = False, screened: bool = False):
     """Rectify a candidate and test whether it holds a lattice; returns the tightened quad.
 
     With ``refit_long_cells``, a lattice whose cells come out two or more times as long one way
     as the other is fitted again the finer way with cells as long as the coarser way's (a last
-    resort: a page's skewed outline passes that way too)."""
+    resort: a page's skewed outline passes that way too). With ``screened``, the rectified
+    candidate is smoothed over a few pixels first: a newspaper prints its blocks as a screen of
+    dots, whose edges break every line and every boundary between a block and a white cell into
+    pieces too short to count as a line."""
     if _sharpest_corner(quad_xy) < _MIN_CORNER_DEG:
         return None
     # A margin lets an outer line that the hull cut through still show as a peak.
@@ -909,6 +923,8 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
     corners = _expand_quad(quad_xy, margin)
     mw, mh = int(round(width * (1 + 2 * margin))), int(round(height * (1 + 2 * margin)))
     warped, H = _warp(gray_small, corners, mw, mh)
+    if screened:
+        warped = cv2.blur(warped, (_SCREEN_BLUR, _SCREEN_BLUR))
     rows_p, cols_p = _line_profiles(warped)
     # A side lying on the image border may have lost its outer line to the crop.
     h_img, w_img = gray_small.shape
@@ -978,6 +994,10 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
     return tight_xy.astype(np.float32), contrast, (n_rows, n_cols)
 
 
+#: Pixels (of the probe's rectified candidate, ``_PROBE_SIDE`` on its longer side) a screen of
+#: dots is smoothed over (see :func:`_probe`): the dots of a scanned newspaper's blocks, a few pixels
+#: apart at that size, go grey; at 7 and more the lines between white cells fade.
+_SCREEN_BLUR = 5
 #: Cells of a rectified grid are this near square (long side over short side; a tilted photo's
 #: foreshortening leaves up to about 1.2).
 _NEAR_SQUARE = 1.4
