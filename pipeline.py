@@ -415,11 +415,11 @@ def _read_grid(image: np.ndarray, geometry: GridGeometry, look: GridReading, sec
     image_read = image
     if look.shadow:
         image_read, geometry, look = _relocate_in_even_light(image, geometry, look)
-    # A layout no Kakuro has (single-cell runs everywhere: a block of text, a striped desk taken
-    # for a lattice) is not mended by a row or column more or less at its border, except a
-    # margin of paper (which a title printed in it makes look like no Kakuro): the classifier
-    # leaves the first row and column out of the layout, where margins and lost clue rows show.
-    # Looked at again, such a box cost seconds.
+    # The classifier leaves the first row and column out of the layout, where margins and lost
+    # clue rows show. A layout no Kakuro has (single-cell runs everywhere: a block of text, a
+    # striped desk taken for a lattice) is not mended by a row or column more or less at its
+    # border, and looked at again, such a box cost seconds; but a title printed in the page's
+    # margin can make a margin taken in look like none (trim_page_margin sees to that case).
     geometry, look = trim_page_margin(image_read, geometry, look)
     if look.doubt is None:
         geometry, look = complete_clue_border(image_read, geometry, look)

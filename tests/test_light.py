@@ -410,3 +410,14 @@ def test_two_rows_of_page_margin_above_a_grid_are_both_trimmed():
     assert (look.n_rows, look.n_cols) == (7, 7)
     assert look.doubt is None
     assert np.allclose(trimmed.quad.corners_xy, grid.quad.corners_xy, atol=1.0)
+
+
+def test_white_cells_at_the_edge_of_a_soft_shade_are_not_grey_blocks():
+    """A creased page, its top six rows in a soft shade whose edge lies along a row line. Each
+    cell's tone is measured against the whitest paper within a few cells, so the shaded white
+    cells next to the lit row were grey against the lit paper and those further into the shade
+    were not: the shade looked as if it stopped at the lattice's lines, and four of those cells
+    were taken for light grey blocks (the totals then 177 across, 131 down; unreadable). Their
+    paper is the same as the shaded cells' beside them. A generated photo of a corpus puzzle
+    (bench creased tier, seed 65, #7; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "soft_shade_over_the_top_rows_its_edge_on_a_row_line_9x9_render.jpg")

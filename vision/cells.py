@@ -731,11 +731,10 @@ def _grey_blocks_bounded_by_the_lattice(warped: np.ndarray, lattice: Lattice, fe
     n_rows, n_cols = tone.shape
     for g in range(1, n_groups):
         group = groups == g
-        least = float(tone[group].min())
-        beside = [(y, x) for r, c in zip(*np.nonzero(group))
-                  for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                  if 0 <= y < n_rows and 0 <= x < n_cols and white[y, x] and not grey[y, x]]
-        if beside and all(tone[y, x] <= 0.5 * least for y, x in beside):
+        pairs = [((r, c), (y, x)) for r, c in zip(*np.nonzero(group))
+                 for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                 if 0 <= y < n_rows and 0 <= x < n_cols and white[y, x] and not grey[y, x]]
+        if pairs and all(_lighter_by_half(feats, cell, other) for cell, other in pairs):
             blocks |= group
     if not blocks.any() or not _plausible_layout(~(non_white | blocks | _first_row_and_column(non_white.shape))):
         return none
@@ -744,6 +743,23 @@ def _grey_blocks_bounded_by_the_lattice(warped: np.ndarray, lattice: Lattice, fe
 
 #: Tone from which a cell is a grey print rather than white paper with grain.
 _BLOCK_GREY = 0.05
+
+
+def _lighter_by_half(feats: CellFeatures, cell: tuple[int, int], other: tuple[int, int]) -> bool:
+    """Whether the paper of cell ``other`` is lighter than that of ``cell`` by at least half of
+    ``cell``'s tone, both measured against ``cell``'s paper reference.
+
+    Each cell's tone is measured against the whitest paper within a few cells: at a soft
+    shade's edge, the shaded white cells beside the lit ones are grey against the lit paper,
+    those further into the shade hardly at all against the shaded paper; compared by their
+    tones, the shade seemed to stop at the lattice's lines. Their papers are alike."""
+    darkness = float(feats.tone[cell])
+    if feats.paper is None:
+        return float(feats.tone[other]) <= 0.5 * darkness
+    paper = float(feats.paper[cell])
+    # tone = (reference - paper) / (reference - ink), so the reference's span is:
+    span = max((paper - feats.ink) / max(1.0 - darkness, 1e-6), 20.0)
+    return (float(feats.paper[other]) - paper) / span >= 0.5 * darkness
 
 
 def _evenly_toned(warped: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray:

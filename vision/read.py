@@ -710,7 +710,11 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     margin as one more row or column of cells between two dark edges. No Kakuro has such a row
     or column: the first ones hold only clues, and a last one all white would be a run without
     a clue. The grid is looked at again without it (:func:`look_at_grid`: no number is read), and
-    that look is kept when its own first row and column hold no white-looking cell.
+    that look is kept when its own first row and column hold no white-looking cell. Where they
+    still look like paper (a title printed in the margin between the page's edge and the grid),
+    up to ``_MARGIN_DEPTH`` rows or columns go. Of a layout no Kakuro has (``reading.doubt``),
+    only a first row or column of paper is dropped: a block of text or a striped desk taken
+    for a lattice has rows of blocks and long runs anywhere, and each look costs.
     """
     classes = reading.classes
     looked = classes.looked_white if classes is not None else None
@@ -727,20 +731,16 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # _printed); trimmed, the look must keep its first ones free of white cells, which a
     # misread column of clue cells would not.
     blocks = classes.kinds == "black"
-
-    def looked_margin(side: str) -> bool:
-        return (looked[0, :] if side == "top" else looked[:, 0]).mean() >= _MARGIN_SHARE
-
-    edges = {"top": int(looked_margin("top") or (blocks[0, :].all() and not _printed(image, reading, "top"))),
-             "left": int(looked_margin("left") or (blocks[:, 0].all() and not _printed(image, reading, "left"))),
+    edges = {"top": int(_looks_like_margin(looked, "top")
+                        or (blocks[0, :].all() and not _printed(image, reading, "top"))),
+             "left": int(_looks_like_margin(looked, "left")
+                         or (blocks[:, 0].all() and not _printed(image, reading, "left"))),
              "bottom": int(white[-1, :].all() or blocks[-1, :].all()),
              "right": int(white[:, -1].all() or blocks[:, -1].all())}
     for side, depth in _overrun(white).items():
         edges[side] = max(edges[side], depth)
     if reading.doubt is not None:
-        # A layout no Kakuro has is mended by a margin of paper only (below); a block of text or
-        # a striped desk taken for a lattice has rows of blocks and long runs anywhere.
-        edges = {side: depth if side in ("top", "left") and looked_margin(side) else 0
+        edges = {side: depth if side in ("top", "left") and _looks_like_margin(looked, side) else 0
                  for side, depth in edges.items()}
     if not any(edges.values()):
         return geometry, reading
@@ -749,9 +749,8 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
     # A grid located from the page's edge keeps a title or caption between that edge and the
     # grid: one more row (or column) of paper, seen as such once the first one is gone.
     for _ in range(_MARGIN_DEPTH - 1):
-        looked = look.classes.looked_white
-        more = [side for side in ("top", "left") if edges[side] and looked is not None
-                and (looked[0, :] if side == "top" else looked[:, 0]).mean() >= _MARGIN_SHARE]
+        more = [side for side in ("top", "left") if edges[side] and look.classes.looked_white is not None
+                and _looks_like_margin(look.classes.looked_white, side)]
         if not more or min(look.n_rows, look.n_cols) < 4:
             break
         for side in more:
@@ -763,6 +762,11 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
         log.info("grid trimmed of page margin read as cells: %s", {k: v for k, v in edges.items() if v})
         return trimmed, look
     return geometry, reading
+
+
+def _looks_like_margin(looked_white: np.ndarray, side: str) -> bool:
+    """Whether the first row ("top") or column ("left") of a grid looks like white paper."""
+    return float((looked_white[0, :] if side == "top" else looked_white[:, 0]).mean()) >= _MARGIN_SHARE
 
 
 def _printed(image: np.ndarray, reading: GridReading, side: str) -> bool:
