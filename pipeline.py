@@ -219,7 +219,7 @@ def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True
     results = [check(reading, time_limit_s=time_limit_s) for reading in readings]
     results = _check_answer_keys([_read_other_outlines(image, geometry, res, time_limit_s)
                                   if res.status == Status.unreadable else res
-                                  for (geometry, _, _), res in zip(looks, results)])
+                                  for (geometry, _, _), res in zip(looks, results)], time_limit_s)
     if turns and not sure and not _read_score(results)[0]:
         turned = _read_turned(image, turns, time_limit_s, locate_in)
     if turned is not None and _read_score(turned) > _read_score(results):
@@ -486,8 +486,27 @@ def _read_other_outlines(image: np.ndarray, geometry: GridGeometry, result: Puzz
     return result
 
 
-def _check_answer_keys(results: list[PuzzleResult]) -> list[PuzzleResult]:
-    """Each answer key with the puzzle of its layout on the same image, and whether they agree."""
+def _check_answer_keys(results: list[PuzzleResult], time_limit_s: float = 10.0) -> list[PuzzleResult]:
+    """Each answer key with the puzzle of its layout on the same image, and whether they agree.
+
+    A puzzle whose clues could not be settled (two readings each with one solution, say) is
+    settled by its answer key where the key's digits add up, run by run, to a number its reader
+    offered for every clue, and the puzzle so read has one solution, the key's: the key is read
+    apart (digits in white cells), and the two readers agree."""
+    results = list(results)
+    for res in results:
+        if res.status != Status.answer_key:
+            continue
+        key = dict(res.solution.values)
+        for k, other in enumerate(results):
+            if other.status != Status.unreadable or other.puzzle is None or other.reading is None:
+                continue
+            shift = next((d for d in (0, 1) if {(r - d, c - d) for r, c in other.puzzle.whites} == set(key)), None)
+            if shift is not None:
+                settled = _settled_by_answer_key(other, {(r + shift, c + shift): v for (r, c), v in key.items()},
+                                                 time_limit_s)
+                if settled is not None:
+                    results[k] = settled
     checked = []
     for res in results:
         if res.status == Status.answer_key:
@@ -507,6 +526,40 @@ def _check_answer_keys(results: list[PuzzleResult]) -> list[PuzzleResult]:
                     break
         checked.append(res)
     return checked
+
+
+def _settled_by_answer_key(result: PuzzleResult, digits: dict[Cell, int], time_limit_s: float
+                           ) -> PuzzleResult | None:
+    """``result`` (an unreadable puzzle) solved with the clues its answer key's ``digits`` (in the
+    puzzle's cells) add up to, where every one of them is among its reader's options and the
+    puzzle so read has exactly the key's solution; else None."""
+    grid, puzzle = result.reading, result.puzzle
+    totals: dict[tuple[Cell, str], int] = {}
+    for side in grid.sides:
+        (r, c), step = side.cell, ((1, 0) if side.direction == "down" else (0, 1))
+        run, cell = [], (r + step[0], c + step[1])
+        while cell in puzzle.whites:
+            run.append(cell)
+            cell = (cell[0] + step[0], cell[1] + step[1])
+        if not run or any(x not in digits for x in run):
+            return None
+        total = sum(digits[x] for x in run)
+        if total not in {value for value, _ in side.options}:
+            return None
+        totals[(side.cell, side.direction)] = total
+    clues = tuple(dataclasses.replace(clue, down=totals.get(((clue.row, clue.col), "down"), clue.down),
+                                      across=totals.get(((clue.row, clue.col), "across"), clue.across))
+                  for clue in puzzle.clues)
+    keyed = dataclasses.replace(puzzle, clues=clues)
+    solution = solve_puzzle(keyed, time_limit_s=time_limit_s)
+    if solution.status != "unique" or dict(solution.values) != digits:
+        return None
+    firsts = {(side.cell, side.direction): side.options[0][0] for side in grid.sides}
+    corrections = tuple(Correction(cell, direction, firsts[(cell, direction)], total, True)
+                        for (cell, direction), total in totals.items() if firsts[(cell, direction)] != total)
+    log.info("clues settled by the page's answer key: %s", ", ".join(c.describe() for c in corrections) or "none")
+    return dataclasses.replace(result, status=Status.solved, puzzle=keyed, solution=solution,
+                               corrections=corrections, problems=(), suspects=())
 
 
 def _relocate_in_even_light(image: np.ndarray, geometry: GridGeometry, reading: GridReading

@@ -329,6 +329,21 @@ def test_a_puzzle_and_its_answer_key_on_one_page_are_checked_against_each_other(
     assert key.answer_to == (results.index(solved), True)
 
 
+def test_a_puzzle_whose_clues_two_readings_dispute_is_settled_by_its_answer_key_on_the_page():
+    """A generated book page: a puzzle and its answer key beside it. Two readings of the puzzle's
+    blurred clues ("27" or "29", "6" or "8") each had one solution, so it was unreadable. The
+    key is read apart, from the digits in its white cells; its runs add up to one of the numbers
+    the reader offered for every clue, and the puzzle so read has one solution, the key's. A
+    corpus puzzle (bench style:answer_key, seed 66, #4; its transcription), stored as JPEG."""
+    image = IMAGES / "puzzle_two_readings_apart_beside_its_answer_key_9x10_render.jpg"
+    truth = load_transcription(image)
+    results = solve_image(load_image(image))
+    assert [r.status for r in results] == ["solved", "answer-key"]
+    assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
+    assert dict(results[0].solution.values) == dict(solve_puzzle(truth).values)
+    assert results[1].answer_to == (0, True)
+
+
 @pytest.mark.slow
 def test_an_answer_grid_one_cell_beside_its_puzzle_is_two_grids():
     """A photographed book page: an answer grid and its puzzle (a diagonal in every cell, grey clue
