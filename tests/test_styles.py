@@ -335,13 +335,21 @@ def test_a_puzzle_whose_clues_two_readings_dispute_is_settled_by_its_answer_key_
     key is read apart, from the digits in its white cells; its runs add up to one of the numbers
     the reader offered for every clue, and the puzzle so read has one solution, the key's. A
     corpus puzzle (bench style:answer_key, seed 66, #4; its transcription), stored as JPEG."""
-    image = IMAGES / "puzzle_two_readings_apart_beside_its_answer_key_9x10_render.jpg"
+    results = _puzzle_and_key_read(IMAGES / "puzzle_two_readings_apart_beside_its_answer_key_9x10_render.jpg",
+                                   ["solved", "answer-key"])
+    assert results[1].answer_to == (0, True)
+
+
+def _puzzle_and_key_read(image, statuses: list[str]) -> list:
+    """The results of ``image`` (a puzzle and an answer key), asserted to be of ``statuses`` in
+    reading order, the puzzle solved as transcribed beside the image."""
     truth = load_transcription(image)
     results = solve_image(load_image(image))
-    assert [r.status for r in results] == ["solved", "answer-key"]
-    assert grid_tokens(results[0].puzzle) == grid_tokens(truth)
-    assert dict(results[0].solution.values) == dict(solve_puzzle(truth).values)
-    assert results[1].answer_to == (0, True)
+    assert [r.status for r in results] == statuses
+    solved = results[statuses.index("solved")]
+    assert grid_tokens(solved.puzzle) == grid_tokens(truth)
+    assert dict(solved.solution.values) == dict(solve_puzzle(truth).values)
+    return results
 
 
 @pytest.mark.slow
@@ -387,12 +395,7 @@ def test_an_answer_grid_printed_a_row_above_a_puzzle_is_two_grids():
     eighth row no line crosses, as clear as either grid's own: the two were read as one
     (unreadable), or the puzzle was lost. Each is found on its own: the key named as such, the
     puzzle solved as transcribed. Rendered from a corpus puzzle (its transcription)."""
-    image = IMAGES / "answer_key_above_its_puzzle_a_row_apart_7x7_render.jpg"
-    truth = load_transcription(image)
-    results = solve_image(load_image(image))
-    assert [r.status for r in results] == ["answer-key", "solved"]
-    assert grid_tokens(results[1].puzzle) == grid_tokens(truth)
-    assert dict(results[1].solution.values) == dict(solve_puzzle(truth).values)
+    _puzzle_and_key_read(IMAGES / "answer_key_above_its_puzzle_a_row_apart_7x7_render.jpg", ["answer-key", "solved"])
 
 
 def test_a_puzzle_printed_a_row_above_its_answer_key_is_two_grids():
