@@ -24,7 +24,7 @@ import numpy as np
 
 from solver.errors import ExitCode, PuzzleFormatError
 from solver.formats import grid_tokens, parse_puzzle
-from solver.model import Cell, Puzzle, Solution
+from solver.model import Cell, Puzzle, Solution, run_cells
 from solver.reconcile import RIVAL_ODDS, Correction, Reconciled, reconcile_reading, sides_text
 from solver.solve import solve_puzzle
 from solver.techniques import Step, next_step
@@ -501,7 +501,7 @@ def _check_answer_keys(results: list[PuzzleResult], time_limit_s: float = 10.0) 
         for k, other in enumerate(results):
             if other.status != Status.unreadable or other.puzzle is None or other.reading is None:
                 continue
-            shift = next((d for d in (0, 1) if {(r - d, c - d) for r, c in other.puzzle.whites} == set(key)), None)
+            shift = _key_shift(other.puzzle, key)
             if shift is not None:
                 settled = _settled_by_answer_key(other, {(r + shift, c + shift): v for (r, c), v in key.items()},
                                                  time_limit_s)
@@ -514,8 +514,7 @@ def _check_answer_keys(results: list[PuzzleResult], time_limit_s: float = 10.0) 
             for k, other in enumerate(results):
                 if other.status == Status.answer_key or other.puzzle is None:
                     continue
-                # The key printed without the puzzle's clue row and column is one cell up and left.
-                shift = next((d for d in (0, 1) if {(r - d, c - d) for r, c in other.puzzle.whites} == set(key)), None)
+                shift = _key_shift(other.puzzle, key)
                 if shift is not None:
                     solution = {(r - shift, c - shift): v for (r, c), v in other.solution.values.items()} \
                         if other.status == Status.solved else None
@@ -528,6 +527,13 @@ def _check_answer_keys(results: list[PuzzleResult], time_limit_s: float = 10.0) 
     return checked
 
 
+def _key_shift(puzzle: Puzzle, key: dict[Cell, int]) -> int | None:
+    """How many cells up and left an answer key's digits lie from ``puzzle``'s white cells (0, or
+    1 for a key printed without the puzzle's clue row and column); None where its layout is not
+    the puzzle's."""
+    return next((d for d in (0, 1) if {(r - d, c - d) for r, c in puzzle.whites} == set(key)), None)
+
+
 def _settled_by_answer_key(result: PuzzleResult, digits: dict[Cell, int], time_limit_s: float
                            ) -> PuzzleResult | None:
     """``result`` (an unreadable puzzle) solved with the clues its answer key's ``digits`` (in the
@@ -536,11 +542,7 @@ def _settled_by_answer_key(result: PuzzleResult, digits: dict[Cell, int], time_l
     grid, puzzle = result.reading, result.puzzle
     totals: dict[tuple[Cell, str], int] = {}
     for side in grid.sides:
-        (r, c), step = side.cell, ((1, 0) if side.direction == "down" else (0, 1))
-        run, cell = [], (r + step[0], c + step[1])
-        while cell in puzzle.whites:
-            run.append(cell)
-            cell = (cell[0] + step[0], cell[1] + step[1])
+        run = run_cells(puzzle.whites, side.cell, side.direction)
         if not run or any(x not in digits for x in run):
             return None
         total = sum(digits[x] for x in run)
