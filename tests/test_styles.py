@@ -449,6 +449,15 @@ def test_zeros_on_a_photographed_board_do_not_halve_its_columns():
     assert_solved_as_transcribed(IMAGES / "zero_cells_zeros_half_a_cell_apart_photo_8x8_render.jpg")
 
 
+def test_a_run_of_nine_headed_by_a_clue_whose_lower_half_is_white_is_not_a_lattice_run_on():
+    """Tinted clue triangles on white, a "0" in every empty cell, a row of nine white cells next
+    to last: its clue cell's white lower half looked like paper, so the row read as a run of ten,
+    which no Kakuro has, and two rows were cut away as a lattice carried on past the grid
+    (8x10 read for 10x10). A run's first cell heads it. Rendered from a corpus puzzle (its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "zero_cells_a_run_of_nine_headed_by_a_half_white_clue_10x10_render.jpg")
+
+
 def test_a_lost_border_of_light_grey_blocks_is_added_though_they_look_as_white_as_paper():
     """Rounded app tiles whose grey blocks are as light as the gaps between tiles: the lattice
     began a row and a column late (14x14 for 15x15), and the row and column added back hold

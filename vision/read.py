@@ -737,7 +737,13 @@ def trim_page_margin(image: np.ndarray, geometry: GridGeometry, reading: GridRea
                          or (blocks[:, 0].all() and not _printed(image, reading, "left"))),
              "bottom": int(white[-1, :].all() or blocks[-1, :].all()),
              "right": int(white[:, -1].all() or blocks[:, -1].all())}
-    for side, depth in _overrun(white).items():
+    # A run is headed by its clue, which may look like paper in the first column (a clue's
+    # white lower half, an app's tinted triangle): there it does not lengthen the run, or a
+    # run of nine would read as ten and its rows be cut away as a lattice run on past the grid.
+    along_rows, along_cols = white.copy(), white.copy()
+    along_rows[1:, 0] = classes.kinds[1:, 0] == "white"
+    along_cols[0, 1:] = classes.kinds[0, 1:] == "white"
+    for side, depth in _overrun(along_rows, along_cols).items():
         edges[side] = max(edges[side], depth)
     if reading.doubt is not None:
         edges = {side: depth if side in ("top", "left") and _looks_like_margin(looked, side) else 0
@@ -848,14 +854,15 @@ def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
 _OVERRUN_DEPTH = 2
 
 
-def _overrun(white: np.ndarray) -> dict[str, int]:
+def _overrun(along_rows: np.ndarray, along_cols: np.ndarray) -> dict[str, int]:
     """Per side of the grid, how many rows or columns to drop where one of the last
-    ``_OVERRUN_DEPTH`` along it holds a run of white-looking cells longer than nine: no Kakuro
+    ``_OVERRUN_DEPTH`` along it holds a run of white-looking cells longer than nine (in
+    ``along_rows`` for the top and bottom rows, ``along_cols`` for the columns): no Kakuro
     has one, and a lattice carried on past the grid's edge onto the page (a dark desk or a fold
     beyond the paper taken for the grid's frame) reads the paper as such a run."""
     depth: dict[str, int] = {}
-    for side, lines, reverse in (("top", white, False), ("bottom", white, True),
-                                 ("left", white.T, False), ("right", white.T, True)):
+    for side, lines, reverse in (("top", along_rows, False), ("bottom", along_rows, True),
+                                 ("left", along_cols.T, False), ("right", along_cols.T, True)):
         count = len(lines)
         for k in range(min(_OVERRUN_DEPTH, count - 3)):
             line = lines[count - 1 - k] if reverse else lines[k]
