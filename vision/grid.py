@@ -132,6 +132,8 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
     found = []
     bridged: list = []  # the bridged ink's labels, once needed
     for options in _candidate_quads(small):
+        if any(_within_a_cell_of(options[0], f[0] * scale, f[2]) for f in found):
+            continue
         # A blob's line quad and hull quad often coincide: each distinct quad is probed once.
         distinct = list({q.tobytes(): q for q in options}.values())
         probes = [p for p in (_probe(small, q, screened=screened) for q in distinct) if p is not None]
@@ -199,6 +201,24 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
                 geometries.append(replace(geom, other_outlines=_smaller_outlines(others[k:], option, geom.shape)))
                 break
     return _reading_order(geometries)
+
+
+#: A blob inside a grid found, this many of its cells across or less, is no grid of its own: a
+#: clue cell's paper triangle, a tile, a block (no Kakuro has fewer than MIN_CELLS cells a side,
+#: and the cells of a grid are not smaller than a third of those round it).
+_WITHIN_CELLS = 1.5
+
+
+def _within_a_cell_of(quad_xy: np.ndarray, grid_xy: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether ``quad_xy`` lies inside the grid ``grid_xy`` of ``shape`` (centre in its outline)
+    and spans no more than ``_WITHIN_CELLS`` of its cells either way: probing it (a blob of a
+    grid's own cells: on an app's board each paper triangle of a clue cell is one) costs as
+    much as probing the grid, twice over where nothing is found in it, and finds nothing kept."""
+    width, height = quad_xy.max(axis=0) - quad_xy.min(axis=0)
+    if max(width, height) > _WITHIN_CELLS * _quad_cell(grid_xy, shape):
+        return False
+    centre = tuple(float(v) for v in quad_xy.mean(axis=0))
+    return cv2.pointPolygonTest(grid_xy.reshape(-1, 1, 2).astype(np.float32), centre, False) >= 0
 
 
 def _with_nested_outlines(item, found: list, kept: list):
