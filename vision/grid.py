@@ -136,10 +136,12 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
             continue
         # A blob's line quad and hull quad often coincide: each distinct quad is probed once.
         distinct = list({q.tobytes(): q for q in options}.values())
-        probes = [p for p in (_probe(small, q, screened=screened) for q in distinct) if p is not None]
+        long_cells: set[bytes] = set()
+        probes = [p for p in (_probe(small, q, screened=screened, long_cells=long_cells) for q in distinct)
+                  if p is not None]
         if not probes:
-            probes = [p for p in (_probe(small, q, refit_long_cells=True, screened=screened) for q in distinct)
-                      if p is not None]
+            probes = [p for p in (_probe(small, q, refit_long_cells=True, screened=screened)
+                                  for q in distinct if q.tobytes() in long_cells) if p is not None]
         # Two grids printed close together (a puzzle over its answer key) pass for one, the page
         # between them a row of cells that no line crosses: each grid is found on its own.
         if not probes:
@@ -926,12 +928,15 @@ def _sharpest_corner(quad_xy: np.ndarray) -> float:
     return worst
 
 
-def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool = False, screened: bool = False):
+def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool = False, screened: bool = False,
+           long_cells: set[bytes] | None = None):
     """Rectify a candidate and test whether it holds a lattice; returns the tightened quad.
 
     With ``refit_long_cells``, a lattice whose cells come out two or more times as long one way
     as the other is fitted again the finer way with cells as long as the coarser way's (a last
-    resort: a page's skewed outline passes that way too). With ``screened``, the rectified
+    resort: a page's skewed outline passes that way too). ``long_cells`` gains the quad's bytes
+    where its cells came out so (only those can probe otherwise with ``refit_long_cells``:
+    the rest costs as much again for nothing). With ``screened``, the rectified
     candidate is smoothed over a few pixels first: a newspaper prints its blocks as a screen of
     dots, whose edges break every line and every boundary between a block and a white cell into
     pieces too short to count as a line."""
@@ -982,6 +987,8 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
                 row_edges, row_c, row_size = edges, min(c, row_c), size
             else:
                 col_edges, col_c, col_size = edges, min(c, col_c), size
+    if long_cells is not None and not 0.5 < row_size / col_size < 2.0:
+        long_cells.add(quad_xy.tobytes())
     if refit_long_cells and not 0.5 < row_size / col_size < 2.0:
         # Cells two or three times as long one way as the other: the finer lattice is the print
         # inside the cells (an app drawing every empty cell as a large "0": its top and bottom
