@@ -136,6 +136,13 @@ def test_digits_in_discs_as_faint_as_the_discs_on_their_grey_ground_are_read():
     assert_solved_as_transcribed(IMAGES / "discs_on_grey_digits_faint_in_a_dim_photo_9x9_render.jpg")
 
 
+def test_grey_digits_in_small_white_discs_on_black_cells_are_read():
+    """Small white discs on black clue cells, their digits printed grey: the digits stand 54-59
+    levels from their discs, under the 60 a disc needed to hold a number, and 54 of 58 clues
+    were unreadable. Rendered from a corpus puzzle (its transcription)."""
+    assert_solved_as_transcribed(IMAGES / "discs_black_grey_digits_in_small_white_discs_photo_12x12_render.jpg")
+
+
 def test_digits_in_discs_reaching_over_the_diagonal_are_read_whole():
     """Small discs (12 px in the photo) that reach over the cell's diagonal: looked for within
     their half, they were cut where the half ends, and their digits with them (a "6" left as a

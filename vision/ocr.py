@@ -602,12 +602,14 @@ def forget_kept_reads() -> None:
         memo.clear()
 
 
-def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
-                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float,
+                 digit_contrast: float | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
     """For each half of a clue cell (split at ``weak_level``), the digits inside a disc in it, or
-    None (read-only maps: the same cell searched again gets the same ones)."""
-    return _DISC_MEMO.get((cell_gray, *halves), weak_level,
-                          lambda: _search_disc_digits(cell_gray, halves, weak_level))
+    None (read-only maps: the same cell searched again gets the same ones). ``digit_contrast``:
+    see :func:`_discs` (``_DISC_DIGIT_CONTRAST`` where None)."""
+    digit_contrast = _DISC_DIGIT_CONTRAST if digit_contrast is None else digit_contrast
+    return _DISC_MEMO.get((cell_gray, *halves), (weak_level, digit_contrast),
+                          lambda: _search_disc_digits(cell_gray, halves, weak_level, digit_contrast))
 
 
 def numbers_in_discs(cell_gray: np.ndarray) -> bool:
@@ -629,8 +631,8 @@ def numbers_in_discs(cell_gray: np.ndarray) -> bool:
 _DISC_OFF_DIAGONAL = 0.2
 
 
-def _search_disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float
-                        ) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _search_disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float,
+                        digit_contrast: float) -> tuple[np.ndarray | None, np.ndarray | None]:
     gray = _to_gray(cell_gray, "cell_gray")
     # Found in each half without the lines (a disc drawn against the diagonal would be one piece
     # with it), and across the whole cell: a disc can fill most of its small triangle, so that
@@ -640,10 +642,11 @@ def _search_disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndar
     # (large discs reach into it): looked for in both. Each side keeps the disc whose digits
     # show the most ink.
     whole = [disc for other in (False, True) for disc in _discs(
-        _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE), gray)]
+        _remove_lines(_ink_mask(gray, _INSIDE, _CORE, _RIM, weak_level, flip=other), _INSIDE), gray, digit_contrast)]
     discs = []
     for sign, half in zip((-1, 1), halves):
-        found = [digit for digit, _ in _discs(half, gray)] + [digit for digit, side in whole if side * sign > 0]
+        found = [digit for digit, _ in _discs(half, gray, digit_contrast)] + [
+            digit for digit, side in whole if side * sign > 0]
         discs.append(max(found, key=np.count_nonzero) if found else None)
     return discs[0], discs[1]
 
@@ -659,6 +662,10 @@ _DISC_RIM = 2                    # pixels of the disc's edge (and its outline) l
 _DISC_DIGIT_H = 0.35             # the digits in a disc are at least this share of its height
 _DISC_DIGIT_H_OPENED = 0.45      # the same for a disc found only once stubs were cut off
 _DISC_DIGIT_CONTRAST = 60        # ink levels between a disc and the darkest of its digits
+#: ... or, where a grid's discs at that contrast are too few to read the grid as one printed with
+#: discs but some are found, this: grey digits in small white discs on black stand 54-59 levels
+#: from their discs. Not for every grid: blurred small discs read at it take blots for digits.
+_DISC_DIGIT_CONTRAST_GREY = 50
 _DISC_DIGIT_SHARE = 0.6          # ... or this share of the disc's own contrast with its ground,
 _DISC_DIGIT_FLOOR = 25           # but never less than this (a blot's grain and blur)
 _DISC_OPEN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # wider than a line, narrower than a disc
@@ -675,7 +682,8 @@ _DISC_PROBE_FIRST = 8
 _DISC_WEAK = 0.25                # share of that contrast down to which a digit's stroke is followed
 
 
-def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
+def _discs(ink: np.ndarray, gray: np.ndarray, digit_contrast: float = _DISC_DIGIT_CONTRAST
+           ) -> list[tuple[np.ndarray, float]]:
     """The digits inside each disc in ``ink``, as ink on their own, with the side of the cell's
     diagonal the disc's centre lies on (the sign of :data:`_D` there).
 
@@ -686,7 +694,8 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
     reader wants the digits. They are measured in ``gray`` (the cell) from the disc's own tone to
     its darkest stroke (or lightest, for a dark disc): small digits blur towards the disc's tone
     and would fall below any level taken from the cell's paper. All outside the disc (its
-    outline, the diagonal, the cell) goes.
+    outline, the diagonal, the cell) goes. A disc whose digits stand less than ``digit_contrast``
+    from it (or the share of its own contrast, :data:`_DISC_DIGIT_SHARE`) is a plain blot.
     """
     binary = (ink > 0).astype(np.uint8)
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.8)
@@ -720,7 +729,7 @@ def _discs(ink: np.ndarray, gray: np.ndarray) -> list[tuple[np.ndarray, float]]:
         contrast = float(depth[inside > 0].max())
         # In dim light or on a grey ground the digits stand out from their disc as little as the
         # disc from its ground (50 levels): as much as that counts, a blot's grain does not.
-        if contrast < max(_DISC_DIGIT_FLOOR, min(_DISC_DIGIT_CONTRAST,
+        if contrast < max(_DISC_DIGIT_FLOOR, min(digit_contrast,
                                                  _DISC_DIGIT_SHARE * abs(disc_tone - ground_tone))):
             continue  # a plain blot, no number in it
         strength = np.clip(depth / contrast, 0.0, 1.0)
@@ -1273,23 +1282,9 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     flat = _read_distinct_halves([h for halves in levels for h in halves], clf)
     n = len(levels[0])
     halves, reads = list(levels[0]), [_merge_levels(flat[i::n]) for i in range(n)]
-    # Discs are looked for at the middle level first: the search costs more than the split.
-    probe = len(WEAK_LEVELS) // 2
-    probed = _probe_discs(cells, [at[probe] for at in per_cell], WEAK_LEVELS[probe], reads)
-    in_disc = []
-    if probed is not None:
-        in_disc = [probed if k == probe else
-                   [h for c, at in zip(cells, per_cell) for h in _disc_digits(c, at[k], level)]
-                   for k, level in enumerate(WEAK_LEVELS)]
-    # A number printed in a disc is, to the plain reading, a round blot with holes: read the
-    # holes as the digits where a half holds a disc, and keep that where it is the surer reading.
-    with_disc = [i for i in range(n) if any(level[i] is not None for level in in_disc)]
-    # A grid prints its numbers in discs throughout or not at all. Alone, a bold "0" seen a
-    # little askew is as round as a disc and its hole as big as a digit: only where most of the
-    # grid's numbers look like discs are discs read.
-    numbered = sum(1 for i in range(n) if reads[i].value is not None or i in with_disc)
-    if len(with_disc) < _DISC_GRID_SHARE * numbered:
-        with_disc = []
+    in_disc, with_disc, some = _discs_in_grid(cells, per_cell, reads, _DISC_DIGIT_CONTRAST)
+    if not with_disc and some:
+        in_disc, with_disc, _ = _discs_in_grid(cells, per_cell, reads, _DISC_DIGIT_CONTRAST_GREY)
     read_in_disc: set[int] = set()
     if with_disc:
         disc_halves = [[level[i] for level in in_disc if level[i] is not None] for i in with_disc]
@@ -1320,11 +1315,38 @@ def _read_clue_halves(cells: Sequence[np.ndarray], clf: GlyphClassifier
     return halves, reads, read_in_disc
 
 
+def _discs_in_grid(cells: Sequence[np.ndarray], per_cell: Sequence[tuple[tuple[np.ndarray, np.ndarray], ...]],
+                   reads: Sequence[NumberRead], digit_contrast: float
+                   ) -> tuple[list[list[np.ndarray | None]], list[int], bool]:
+    """The digits in a disc in each half (down0, across0, ...) at each of ``WEAK_LEVELS`` (each
+    cell split at each in ``per_cell``); the halves holding one, none unless the grid is printed
+    with discs; and whether any disc was found at all."""
+    n = len(reads)
+    # Discs are looked for at the middle level first: the search costs more than the split.
+    probe = len(WEAK_LEVELS) // 2
+    probed, some = _probe_discs(cells, [at[probe] for at in per_cell], WEAK_LEVELS[probe], reads, digit_contrast)
+    in_disc = []
+    if probed is not None:
+        in_disc = [probed if k == probe else
+                   [h for c, at in zip(cells, per_cell) for h in _disc_digits(c, at[k], level, digit_contrast)]
+                   for k, level in enumerate(WEAK_LEVELS)]
+    # A number printed in a disc is, to the plain reading, a round blot with holes: read the
+    # holes as the digits where a half holds a disc, and keep that where it is the surer reading.
+    with_disc = [i for i in range(n) if any(level[i] is not None for level in in_disc)]
+    # A grid prints its numbers in discs throughout or not at all. Alone, a bold "0" seen a
+    # little askew is as round as a disc and its hole as big as a digit: only where most of the
+    # grid's numbers look like discs are discs read.
+    numbered = sum(1 for i in range(n) if reads[i].value is not None or i in with_disc)
+    if len(with_disc) < _DISC_GRID_SHARE * numbered:
+        with_disc = []
+    return in_disc, with_disc, some
+
+
 def _probe_discs(cells: Sequence[np.ndarray], split: Sequence[tuple[np.ndarray, np.ndarray]], level: float,
-                 reads: Sequence[NumberRead]) -> list[np.ndarray | None] | None:
+                 reads: Sequence[NumberRead], digit_contrast: float) -> tuple[list[np.ndarray | None] | None, bool]:
     """The digits in a disc in each half (down0, across0, down1, ...) at one level, where at
     least ``_DISC_PROBE_SHARE`` of the numbered halves (read as a number, or holding a disc)
-    hold one; else None.
+    hold one; else None. Also whether any disc was found.
 
     Most grids hold no discs: the search stops once the share cannot be met even if every half
     not yet searched holds one, or once ``_DISC_PROBE_FIRST`` numbered halves hold none. Cells
@@ -1337,14 +1359,14 @@ def _probe_discs(cells: Sequence[np.ndarray], split: Sequence[tuple[np.ndarray, 
     margin, left, discs, numbered = 0.0, len(read), 0, 0
     for j in sorted(range(len(cells)), key=lambda j: -(read[2 * j] + read[2 * j + 1])):
         if margin + (1 - _DISC_PROBE_SHARE) * left < 0 or (discs == 0 and numbered >= _DISC_PROBE_FIRST):
-            return None
-        for i, digits in zip((2 * j, 2 * j + 1), _disc_digits(cells[j], split[j], level)):
+            return None, discs > 0
+        for i, digits in zip((2 * j, 2 * j + 1), _disc_digits(cells[j], split[j], level, digit_contrast)):
             found[i] = digits
             margin += (digits is not None) - _DISC_PROBE_SHARE * (read[i] or digits is not None)
             left -= 1
             discs += digits is not None
             numbered += read[i] or digits is not None
-    return found if discs >= _DISC_PROBE_SHARE * numbered > 0 else None
+    return (found if discs >= _DISC_PROBE_SHARE * numbered > 0 else None), discs > 0
 
 
 #: The template reader's share when its probabilities are mixed with the glyph reader's.
