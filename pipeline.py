@@ -127,7 +127,8 @@ class PuzzleResult:
             "corners": None if self.corners_xy is None else [[round(float(x), 1), round(float(y), 1)]
                                                               for x, y in self.corners_xy],
             "corrections": [{"row": c.cell[0] + 1, "col": c.cell[1] + 1, "direction": c.direction,
-                             "read": c.read, "used": c.used, "forced": c.forced} for c in self.corrections],
+                             "read": c.read, "used": c.used, "forced": c.forced, "by": c.source}
+                            for c in self.corrections],
             "problems": list(self.problems),
             "written": [{"row": r + 1, "col": c + 1, "digit": d, "correct": ok} for (r, c), d, ok in self.written],
             "answer_to": None if self.answer_to is None else {"puzzle": self.answer_to[0] + 1,
@@ -557,7 +558,7 @@ def _settled_by_answer_key(result: PuzzleResult, digits: dict[Cell, int], time_l
     if solution.status != "unique" or dict(solution.values) != digits:
         return None
     firsts = {(side.cell, side.direction): side.options[0][0] for side in grid.sides}
-    corrections = tuple(Correction(cell, direction, firsts[(cell, direction)], total, True)
+    corrections = tuple(Correction(cell, direction, firsts[(cell, direction)], total, True, "answer-key")
                         for (cell, direction), total in totals.items() if firsts[(cell, direction)] != total)
     log.info("clues settled by the page's answer key: %s", ", ".join(c.describe() for c in corrections) or "none")
     return dataclasses.replace(result, status=Status.solved, puzzle=keyed, solution=solution,

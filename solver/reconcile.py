@@ -69,11 +69,15 @@ class Correction:
     read: int | None
     used: int
     forced: bool
+    #: What set the number used: "rules" (the puzzle's own), or "answer-key" (the page's answer
+    #: key, see pipeline._settled_by_answer_key).
+    source: str = "rules"
 
     def describe(self) -> str:
         r, c = self.cell
         seen = "nothing legible" if self.read is None else str(self.read)
-        how = "forced by the puzzle's rules" if self.forced else "a guess"
+        how = ("set by the page's answer key" if self.source == "answer-key"
+               else "forced by the puzzle's rules" if self.forced else "a guess")
         return f"row {r + 1}, column {c + 1}, {self.direction}: read {seen}, used {self.used} ({how})"
 
 

@@ -103,8 +103,8 @@ def test_json_corrections_count_rows_and_columns_from_1():
     res = PuzzleResult("unreadable", puzzle, None,
                        corrections=(Correction((0, 2), "down", 8, 3, True),))
     (row,) = res.to_json()["corrections"]
-    assert (row["row"], row["col"], row["direction"], row["read"], row["used"], row["forced"]) == (
-        1, 3, "down", 8, 3, True)
+    assert (row["row"], row["col"], row["direction"], row["read"], row["used"], row["forced"], row["by"]) == (
+        1, 3, "down", 8, 3, True, "rules")
 
 
 def test_outputs_replace_the_old_file_by_renaming_never_writing_into_it(tmp_path, capsys):

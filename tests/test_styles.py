@@ -345,6 +345,10 @@ def test_a_puzzle_whose_clues_two_readings_dispute_is_settled_by_its_answer_key_
     results = _puzzle_and_key_read(IMAGES / "puzzle_two_readings_apart_beside_its_answer_key_9x10_render.jpg",
                                    ["solved", "answer-key"])
     assert results[1].answer_to == (0, True)
+    # The clues the key settled are said to be its, not the rules' (the rules left two readings).
+    corrections = results[0].corrections
+    assert corrections and all(c.source == "answer-key" and "answer key" in c.describe() for c in corrections)
+    assert {row["by"] for row in results[0].to_json()["corrections"]} == {"answer-key"}
 
 
 def _puzzle_and_key_read(image, statuses: list[str]) -> list:
