@@ -987,9 +987,10 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
                 row_edges, row_c, row_size = edges, min(c, row_c), size
             else:
                 col_edges, col_c, col_size = edges, min(c, col_c), size
-    if long_cells is not None and not 0.5 < row_size / col_size < 2.0:
+    long = not 0.5 < row_size / col_size < 2.0
+    if long and long_cells is not None:
         long_cells.add(quad_xy.tobytes())
-    if refit_long_cells and not 0.5 < row_size / col_size < 2.0:
+    if long and refit_long_cells:
         # Cells two or three times as long one way as the other: the finer lattice is the print
         # inside the cells (an app drawing every empty cell as a large "0": its top and bottom
         # strokes are lines a third of a cell apart in every row). The coarser one says how

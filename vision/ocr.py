@@ -603,11 +603,10 @@ def forget_kept_reads() -> None:
 
 
 def _disc_digits(cell_gray: np.ndarray, halves: tuple[np.ndarray, np.ndarray], weak_level: float,
-                 digit_contrast: float | None = None) -> tuple[np.ndarray | None, np.ndarray | None]:
+                 digit_contrast: float) -> tuple[np.ndarray | None, np.ndarray | None]:
     """For each half of a clue cell (split at ``weak_level``), the digits inside a disc in it, or
     None (read-only maps: the same cell searched again gets the same ones). ``digit_contrast``:
-    see :func:`_discs` (``_DISC_DIGIT_CONTRAST`` where None)."""
-    digit_contrast = _DISC_DIGIT_CONTRAST if digit_contrast is None else digit_contrast
+    see :func:`_discs`."""
     return _DISC_MEMO.get((cell_gray, *halves), (weak_level, digit_contrast),
                           lambda: _search_disc_digits(cell_gray, halves, weak_level, digit_contrast))
 
@@ -618,7 +617,7 @@ def numbers_in_discs(cell_gray: np.ndarray) -> bool:
     discs cover half of it looks as grey as paper in a shade."""
     gray = _to_gray(cell_gray, "cell_gray")
     level = WEAK_LEVELS[len(WEAK_LEVELS) // 2]
-    for digits in _disc_digits(gray, split_clue_cell(gray, weak_level=level), level):
+    for digits in _disc_digits(gray, split_clue_cell(gray, weak_level=level), level, _DISC_DIGIT_CONTRAST):
         if digits is not None:
             yy, xx = np.nonzero(digits)
             if abs(float(np.mean(xx)) - float(np.mean(yy))) >= _DISC_OFF_DIAGONAL * _S:
@@ -682,8 +681,7 @@ _DISC_PROBE_FIRST = 8
 _DISC_WEAK = 0.25                # share of that contrast down to which a digit's stroke is followed
 
 
-def _discs(ink: np.ndarray, gray: np.ndarray, digit_contrast: float = _DISC_DIGIT_CONTRAST
-           ) -> list[tuple[np.ndarray, float]]:
+def _discs(ink: np.ndarray, gray: np.ndarray, digit_contrast: float) -> list[tuple[np.ndarray, float]]:
     """The digits inside each disc in ``ink``, as ink on their own, with the side of the cell's
     diagonal the disc's centre lies on (the sign of :data:`_D` there).
 
