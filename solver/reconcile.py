@@ -565,6 +565,13 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                                         + ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, which its run "
                                                     f"cannot hold, taken for {values[k]}" for k in guessed)
                                         + " and with " + sides_text(beside) + " changed too; check these clues",))
+    alike = _printed_alike_rival(ctx, values, unconfirmed) if rival is False else None
+    if alike is not None:
+        disputed = sorted(k for k in values if values[k] != alike[k])
+        changes = ", ".join(f"{_describe_side(k)} {values[k]} or {alike[k]}" for k in disputed)
+        return ctx.reconciled("unreadable", values, None, suspects=disputed,
+                              problems=(f"two readings give a unique solution ({changes}); the print does not tell "
+                                        "these digits apart; check these clues",))
     unseen = _unoffered_rival(ctx, values, cost, unconfirmed) if rival is False and ctx.look_past_options else None
     if unseen is not None:
         suspects, problem = unseen
@@ -674,6 +681,44 @@ def _print_contradicts(ctx: _Context, values: dict, changed: list[SideKey]) -> l
     anchors = [j for j in values if values[j] == ctx.raw_first[j]]
     return [k for k in changed if ctx.raw_first[k] is not None
             and ctx.prints_as(k, ctx.raw_first[k], values[k], anchors, values)]
+
+
+def _printed_alike_rival(ctx: _Context, values: dict, corrected: list[SideKey]) -> dict | None:
+    """Another reading with exactly one solution, in which the digits printed like a corrected
+    digit, kept as read elsewhere, are corrected the same way; None where there is none.
+
+    A font's digit is misread the same way wherever it is printed: where a bold "3" reads as
+    "8", the rules can force back some of them (those whose runs the totals single out) while
+    others, kept as "8", balance each other and leave one solution, wrong (three "3"s of one
+    print read "8", two corrected). A digit kept as read that looks as much like the corrected
+    digit as equal numbers do (``_SAME_LOOK``) is as likely misread; all of them corrected
+    together is a rival reading the readers' odds never weighed.
+    """
+    if ctx.resemble_digits is None or not corrected:
+        return None
+    kept = [j for j in values if j not in corrected and values[j] == ctx.raw_first.get(j)]
+    trial = dict(values)
+    for k in corrected:
+        read, used = ctx.raw_first.get(k), values[k]
+        if read is None or len(str(read)) != len(str(used)):
+            continue
+        for i in (i for i in range(len(str(read))) if str(read)[i] != str(used)[i]):
+            was, now = str(read)[i], str(used)[i]
+            for j in kept:
+                text = str(trial[j])
+                for q in (q for q in range(len(text)) if text[q] == was):
+                    likeness = ctx.resemble_digits(k, len(str(read)), i, j, len(text), q)
+                    if likeness is not None and likeness >= _SAME_LOOK:
+                        text = text[:q] + now + text[q + 1:]
+                if text != str(trial[j]) and _in_range(int(text), len(ctx.runs[j])):
+                    trial[j] = int(text)
+    if trial == values:
+        return None
+    solution = ctx.check(trial)
+    if solution.status != "unique":
+        return None
+    log.info("digits printed like the corrected ones, corrected too, also leave one solution")
+    return trial
 
 
 #: How long each reading that a misread outside the readers' options would give is searched for a

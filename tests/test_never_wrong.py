@@ -78,6 +78,23 @@ def test_corrections_fitted_around_clues_read_as_guesses_are_not_solved():
     assert res.status == "unreadable"  # read as it is, the clues do not pin the puzzle down
 
 
+def test_digits_printed_like_a_corrected_one_and_kept_as_read_are_not_solved():
+    """An app board in a heavy font whose every "3" reads as "8" or "3" at even odds: five 3s,
+    three read "8". Two of those were corrected back by the rules; the third, a "3" and the "3"
+    of a "13" kept as "8" and "18", balanced each other and left one solution, wrong. The digits
+    kept look as much like the corrected ones as equal digits do (0.99), so they are as likely
+    misread; corrected too, they give the puzzle one solution as well. Rendered from a corpus
+    puzzle (bench style:zero_cells, seed 69, #0; its transcription), stored as JPEG."""
+    from conftest import IMAGES
+
+    image = IMAGES / "zero_cells_bold_threes_read_as_eights_in_kind_7x7_render.jpg"
+    truth = solve_puzzle(load_transcription(image)).values
+    (res,) = solve_image(load_image(image))
+    assert res.status != "solved" or dict(res.solution.values) == dict(truth), res.problems
+    # The two clues the print leaves in doubt are named (row 1, column 6 down; row 3, column 5 across).
+    assert {((0, 5), "down"), ((2, 4), "across")} <= set(res.suspects), res.problems
+
+
 def test_clues_that_contradict_each_other_where_one_was_read_faintly_are_not_unsolvable():
     """A grid of clue cells with no diagonal, its lattice half a row off at the top: a "10" was
     read as "1" and an across 4 as "42" at less than 1 in 5. No reading works and the totals
