@@ -436,3 +436,18 @@ def test_a_lattice_of_cells_twice_as_tall_as_wide_gives_way_to_square_cells():
     image_path = IMAGES / "zero_cells_lattice_counted_twice_as_fine_across_12x10_render.jpg"
     truth = load_transcription(image_path)
     assert [g.lattice.shape for g in locate_puzzles(load_image(image_path))] == [(truth.n_rows, truth.n_cols)]
+
+
+def test_a_first_column_of_tiles_bridged_is_lined_where_the_blob_holds_the_first_rows():
+    """An app's board of rounded tiles: its first column (grey tiles and black clue tiles parted by
+    light gaps) lies outside the dark blob, whose clearest quad is a 10x10 patch inside and whose
+    own 12x11 quad, as clear, holds the first two rows. Bridged, the whole 12x12 board scores as
+    clearly, but was checked for lines all round against the 10x10 patch, and the first row of
+    grey tiles, faintly parted, failed it: 12x11 read (unreadable). Only what the blob's own
+    quads do not hold must be lined. Rendered from a corpus puzzle (bench style:rounded_app,
+    seed 69, #11; its transcription), stored as JPEG."""
+    from conftest import IMAGES, load_transcription
+
+    image = IMAGES / "rounded_tiles_first_row_grey_and_clue_tiles_first_column_bridged_12x12_render.jpg"
+    truth = load_transcription(image)
+    assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]

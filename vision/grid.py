@@ -151,13 +151,17 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
             continue
         probes = _square_cells_first(probes)
         best = max(probes, key=lambda p: p[1])
+        # The rows and columns the blob's own quads already hold, as clear as the clearest, are
+        # the grid's (a first row of grey tiles and clue tiles, found by the blob's lines).
+        held = max((p for p in probes if p is best or p[1] >= best[1] - _TIED and _continues(p, best)),
+                   key=lambda p: cv2.contourArea(p[0]))
         # Only as clear as the clearest, and lined all round: bridged, a line of text or a row of
         # buttons beside a grid may pass for one more row, but the column lines do not cross it.
         # Or far clearer than any of the blob's own quads: those were pieces of the grid that the
         # bridging joined up (tiles parted by light gaps, where no dark blob holds the grid).
         probes += [p for p in (_probe(small, q, screened=screened) for q in _bridged_quads(small, best, bridged))
                    if p is not None and (p[1] >= best[1] + _BRIDGED_CLEARER or p[1] >= best[1] and _continues(
-                       p, best) and _lined_all_round(small, p, best) or _squarer_outline(p, best))]
+                       p, best) and _lined_all_round(small, p, held) or _squarer_outline(p, best))]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one with the best one's rows and columns, or more of cells of the same size
         # (:func:`_continues`). An upright box around a tilted grid scores nearly as well with its
