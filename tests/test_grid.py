@@ -451,3 +451,18 @@ def test_a_first_column_of_tiles_bridged_is_lined_where_the_blob_holds_the_first
     image = IMAGES / "rounded_tiles_first_row_grey_and_clue_tiles_first_column_bridged_12x12_render.jpg"
     truth = load_transcription(image)
     assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]
+
+
+def test_a_board_of_tiles_bridged_whole_is_taken_over_a_skewed_quad_inside_it():
+    """An app's 7x7 board of rounded tiles parted by light gaps, a large "0" or a digit in every
+    white tile: no blob of plain ink holds the board, and the largest one's quad lay skewed
+    across it, its digits' strokes counted as a 23x21 lattice (contrast 0.70). Bridged, the
+    whole board scored a little clearer (0.72) and was lined all round, but was refused as no
+    continuation of that lattice (it has fewer, larger cells): no grid found. A bridged outline
+    as clear that holds the quad whole is the grid round it. Rendered from a corpus puzzle
+    (bench style:zero_cells, seed 70, #5; its transcription)."""
+    from conftest import IMAGES, load_transcription
+
+    image = IMAGES / "zero_cells_rounded_tiles_apart_a_skewed_quad_of_digit_strokes_clearer_7x7_render.png"
+    truth = load_transcription(image)
+    assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]

@@ -155,13 +155,16 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
         # the grid's (a first row of grey tiles and clue tiles, found by the blob's lines).
         held = max((p for p in probes if p is best or p[1] >= best[1] - _TIED and _continues(p, best)),
                    key=lambda p: cv2.contourArea(p[0]))
-        # Only as clear as the clearest, and lined all round: bridged, a line of text or a row of
-        # buttons beside a grid may pass for one more row, but the column lines do not cross it.
+        # Only as clear as the clearest, continuing its lattice or holding its quad whole (the
+        # strokes of the digits in an app's tiles counted as a lattice in a skewed quad inside
+        # the board), and lined all round: bridged, a line of text or a row of buttons beside a
+        # grid may pass for one more row, but the column lines do not cross it.
         # Or far clearer than any of the blob's own quads: those were pieces of the grid that the
         # bridging joined up (tiles parted by light gaps, where no dark blob holds the grid).
         probes += [p for p in (_probe(small, q, screened=screened) for q in _bridged_quads(small, best, bridged))
-                   if p is not None and (p[1] >= best[1] + _BRIDGED_CLEARER or p[1] >= best[1] and _continues(
-                       p, best) and _lined_all_round(small, p, held) or _squarer_outline(p, best))]
+                   if p is not None and (p[1] >= best[1] + _BRIDGED_CLEARER or p[1] >= best[1] and (_continues(
+                       p, best) or _encloses(p, best)) and _lined_all_round(small, p, held)
+                       or _squarer_outline(p, best))]
         # Near-equal scores: the larger quad, since a tight one may have cut off a row of cells;
         # but only one with the best one's rows and columns, or more of cells of the same size
         # (:func:`_continues`). An upright box around a tilted grid scores nearly as well with its
@@ -365,9 +368,18 @@ def _continues(big, small) -> bool:
     if (b_cols > s_cols and b_w - s_w < 0.5 * (b_cols - s_cols) * s_w / s_cols) or (
             b_rows > s_rows and b_h - s_h < 0.5 * (b_rows - s_rows) * s_h / s_rows):
         return False
-    tolerance = 0.3 * _quad_cell(sq, (s_rows, s_cols))
-    hull = bq.reshape(-1, 1, 2).astype(np.float32)
-    return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in sq)
+    return _corners_within(sq, bq, 0.3 * _quad_cell(sq, (s_rows, s_cols)))
+
+
+def _encloses(big, small) -> bool:
+    """Whether probe ``big``'s outline holds ``small``'s whole (within 0.3 of big's cell)."""
+    return _corners_within(small[0], big[0], 0.3 * _quad_cell(big[0], big[2]))
+
+
+def _corners_within(quad_xy: np.ndarray, outline_xy: np.ndarray, tolerance: float) -> bool:
+    """Whether every corner of ``quad_xy`` lies inside ``outline_xy`` or within ``tolerance`` of it."""
+    hull = outline_xy.reshape(-1, 1, 2).astype(np.float32)
+    return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in quad_xy)
 
 
 def _lined_all_round(gray_small: np.ndarray, probe, held) -> bool:
