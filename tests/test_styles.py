@@ -227,6 +227,22 @@ def test_a_grid_with_a_diagonal_in_every_cell_lying_upside_down_is_read_upright(
     assert res.turned == 180
 
 
+def test_a_grid_lying_a_quarter_turn_whose_diagonals_are_faint_is_read_upright():
+    """Green clue cells with a darker green diagonal, 10-16 grey levels from the cell, photographed
+    lying a quarter turn from upright. No diagonal reached the 20 levels of a drawn line, so the
+    slant was measured from the tone step between the halves, which are one green: no slant
+    was seen, and read as it lay, 35 of 49 clues were illegible. A faint line counts where it
+    is stronger than the step: about 50 cells rise, none falls. Rendered from a corpus puzzle
+    (bench tier turned, seed 70, #8; its transcription), stored as JPEG."""
+    name = "turned_a_quarter_green_clue_cells_faint_darker_diagonals_12x12_render.jpg"
+    truth = load_transcription(IMAGES / name)
+    (res,) = solve_image(load_image(IMAGES / name))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert res.turned == 270
+
+
 def test_a_faint_colour_cast_over_a_corner_does_not_make_blocks_where_every_cell_has_a_diagonal():
     """A diagonal in every cell and pale hatched blocks: the split between paper and print falls
     low, and a camera's colour cast over the grid's lower left corner (3 Lab units from the

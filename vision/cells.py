@@ -1763,8 +1763,10 @@ def diagonal_slants(warped: np.ndarray, lattice: Lattice) -> tuple[np.ndarray, n
     dark, light = falling_and_rising(_darkest_nearby(gray)), falling_and_rising(_darkest_nearby(255.0 - gray))
     falls, rises = (np.maximum(dark[k][0], light[k][0]) for k in (0, 1))
     if not np.any(np.maximum(falls, rises) >= _SLANT_LINE):
-        # Tone steps only where no line is drawn: a disc's rim or a number's edge makes one too.
-        falls, rises = dark[0][1], dark[1][1]
+        # Tone steps only where no line is drawn clearly: a disc's rim or a number's edge makes
+        # one too. A faint line (a darker green across green clue cells, 10-16 levels) still
+        # counts where it is stronger than the step.
+        falls, rises = np.maximum(falls, dark[0][1]), np.maximum(rises, dark[1][1])
     return falls, rises[:, ::-1]
 
 
