@@ -421,3 +421,14 @@ def test_white_cells_at_the_edge_of_a_soft_shade_are_not_grey_blocks():
     paper is the same as the shaded cells' beside them. A generated photo of a corpus puzzle
     (bench creased tier, seed 65, #7; its transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "soft_shade_over_the_top_rows_its_edge_on_a_row_line_9x9_render.jpg")
+
+
+def test_the_reverse_page_showing_through_a_block_is_no_number_printed_there():
+    """A page photographed in uneven light with the reverse page's print showing through: in a
+    grey block beside a clue cell, a grid line of the reverse page, about 20 grey levels from the
+    block, was read as a "1" facing the clue cell, and the puzzle, read exactly and solved, was
+    reported unreadable ("numbers are printed where the layout has no run"). The clue numbers'
+    ink stands 80-95 levels from its paper; a number in a block must stand at least half as far
+    to be print. Rendered from a corpus puzzle (bench tier light, seed 70, #5; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "show_through_grid_line_in_a_block_read_as_a_one_9x9_render.jpg")

@@ -409,13 +409,53 @@ def numbers_in_blocks(reading: GridReading) -> tuple[tuple[Cell, str, int], ...]
     blocks, facing = [blocks[k] for k in inked], [facing[k] for k in inked]
     crops = [_cell_crop(reading.rectified, reading.rectified_lattice, r, c) for r, c in blocks]
     printed = []
-    for cell, sides, reads in zip(blocks, facing, read_clues_two_readers(crops, second_opinion=False)):
+    for cell, crop, sides, reads in zip(blocks, crops, facing, read_clues_two_readers(crops, second_opinion=False)):
         for direction, faces, read in zip(("down", "across"), sides, reads):
-            if faces and read.value is not None and read.confidence > _STRAY_SURE:
+            if faces and read.value is not None and read.confidence > _STRAY_SURE \
+                    and _printed_as_the_clues(reading, crop, direction, clue_cells):
                 printed.append((cell, direction, int(read.value)))
     if printed:
         log.info("numbers read in blocks: %s", printed)
     return tuple(printed)
+
+
+def _printed_as_the_clues(reading: GridReading, crop: np.ndarray, direction: str, clue_cells: set[Cell]) -> bool:
+    """Whether the ink read as a number on ``direction``'s side of a block's ``crop`` stands out
+    from the paper round it at least ``_CLUE_INK_SHARE`` as far as the clue numbers' ink does
+    (medians over up to ``_CLUE_INK_SAMPLES`` clue sides): the reverse page's print showing
+    through, a grid line of it read as a "1", is far fainter than print."""
+    own = _ink_contrast(crop, split_clue_cell(crop)[direction == "across"])
+    if own is None:
+        return False
+    sides = [(cell, k) for cell in sorted(clue_cells) for k in (0, 1)]
+    step = max(1, len(sides) // _CLUE_INK_SAMPLES)
+    clues = []
+    for (r, c), k in sides[::step]:
+        clue_crop = _cell_crop(reading.rectified, reading.rectified_lattice, r, c)
+        contrast = _ink_contrast(clue_crop, split_clue_cell(clue_crop)[k])
+        if contrast is not None:
+            clues.append(contrast)
+    return not clues or own >= _CLUE_INK_SHARE * float(np.median(clues))
+
+
+def _ink_contrast(crop: np.ndarray, half: np.ndarray) -> float | None:
+    """Grey levels between the ink of a clue half (:func:`split_clue_cell`) and the paper just
+    round it (medians), in the cell's own grey; None where the half holds no ink."""
+    ink = half > 0
+    if not ink.any():
+        return None
+    gray = cv2.resize(_gray(crop), half.shape[::-1], interpolation=cv2.INTER_AREA)
+    near = cv2.dilate(ink.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+    ring = near & ~(cv2.dilate(ink.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0)
+    if not ring.any():
+        return None
+    return abs(float(np.median(gray[ring])) - float(np.median(gray[ink])))
+
+
+#: How far (share of the clue numbers') a number's ink in a block must stand out from its paper
+#: to be print, and how many clue sides that is measured on.
+_CLUE_INK_SHARE = 0.5
+_CLUE_INK_SAMPLES = 16
 
 
 def _gray(image: np.ndarray) -> np.ndarray:
