@@ -432,3 +432,13 @@ def test_the_reverse_page_showing_through_a_block_is_no_number_printed_there():
     to be print. Rendered from a corpus puzzle (bench tier light, seed 70, #5; its
     transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "show_through_grid_line_in_a_block_read_as_a_one_9x9_render.jpg")
+
+
+def test_white_cells_dimmed_together_towards_an_edge_are_not_blocks_of_the_clue_cells_tone():
+    """Clue cells with one half white and one half pink, on a page whose light falls off towards
+    its right edge: the white cells there, dimmed together, were as far from the page's median
+    white as half the clue cells' tone, and ten of them were taken for blank cells printed in the
+    clue cells' tone (unreadable). A block stands out from the paper beside it; white cells
+    dimmed by the light do not. Rendered from a corpus puzzle (bench tier light, seed 70, #19;
+    its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "light_falling_off_two_tone_clue_halves_white_cells_as_dim_as_tint_15x15_render.jpg")

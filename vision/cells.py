@@ -1387,7 +1387,20 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     # Only a minority of the white cells may turn grey: otherwise the split is no split.
     if grey.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
-    return grey
+    return _darker_than_the_paper_nearby(tone, grey, paper & ~grey, 0.5 * (clue_tone - white_tone))
+
+
+def _darker_than_the_paper_nearby(tone: np.ndarray, cells: np.ndarray, paper: np.ndarray, by: float) -> np.ndarray:
+    """Of ``cells``, those whose tone is ``by`` or more above that of the ``paper`` cells within
+    two cells of them (their median), or that have none near: light falling off towards a page's
+    edge darkens the white cells there together, and a block stands out from the paper beside it."""
+    out = cells.copy()
+    for r, c in zip(*np.nonzero(cells)):
+        window = (slice(max(r - 2, 0), r + 3), slice(max(c - 2, 0), c + 3))
+        near = tone[window][paper[window]]
+        if near.size:
+            out[r, c] = tone[r, c] - float(np.median(near)) >= by
+    return out
 
 
 def _clear_diagonals(diagonal: np.ndarray) -> np.ndarray:
