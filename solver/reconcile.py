@@ -567,11 +567,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                                         + " and with " + sides_text(beside) + " changed too; check these clues",))
     alike = _printed_alike_rival(ctx, values, unconfirmed) if rival is False else None
     if alike is not None:
-        disputed = sorted(k for k in values if values[k] != alike[k])
-        changes = ", ".join(f"{_describe_side(k)} {values[k]} or {alike[k]}" for k in disputed)
-        return ctx.reconciled("unreadable", values, None, suspects=disputed,
-                              problems=(f"two readings give a unique solution ({changes}); the print does not tell "
-                                        "these digits apart; check these clues",))
+        return _two_readings(ctx, values, alike, "; the print does not tell these digits apart")
     unseen = _unoffered_rival(ctx, values, cost, unconfirmed) if rival is False and ctx.look_past_options else None
     if unseen is not None:
         suspects, problem = unseen
@@ -584,10 +580,16 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         return ctx.reconciled("unreadable", values, None, suspects=ctx.suspects,
                               problems=("the clues could not all be confirmed in time; check the least certain "
                                         "ones: " + sides_text(ctx.suspects),))
+    return _two_readings(ctx, values, rival)
+
+
+def _two_readings(ctx: _Context, values: dict, rival: dict, why: str = "") -> Reconciled:
+    """Unreadable: ``values`` and ``rival`` each give the puzzle one solution; the clues they
+    dispute are named with both values."""
     disputed = sorted(k for k in values if values[k] != rival[k])
     changes = ", ".join(f"{_describe_side(k)} {values[k]} or {rival[k]}" for k in disputed)
     return ctx.reconciled("unreadable", values, None, suspects=disputed,
-                          problems=(f"two readings give a unique solution ({changes}); check these clues",))
+                          problems=(f"two readings give a unique solution ({changes}){why}; check these clues",))
 
 
 #: Likeness (0..1) a disputed number must reach with one printed the same elsewhere, and how many

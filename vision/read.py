@@ -411,36 +411,34 @@ def numbers_in_blocks(reading: GridReading) -> tuple[tuple[Cell, str, int], ...]
     printed = []
     for cell, crop, sides, reads in zip(blocks, crops, facing, read_clues_two_readers(crops, second_opinion=False)):
         for direction, faces, read in zip(("down", "across"), sides, reads):
-            if faces and read.value is not None and read.confidence > _STRAY_SURE \
-                    and _printed_as_the_clues(reading, crop, direction, clue_cells):
-                printed.append((cell, direction, int(read.value)))
+            if faces and read.value is not None and read.confidence > _STRAY_SURE:
+                printed.append((cell, direction, int(read.value), _ink_contrast(crop, direction)))
+    if printed:
+        # Printed as the clues are: the reverse page's print showing through a block (a grid
+        # line of it read as a "1") stands out from the paper far less than print does.
+        clues = _clue_ink_contrast(reading, clue_cells)
+        printed = [p[:3] for p in printed if p[3] is not None and (clues is None or p[3] >= _CLUE_INK_SHARE * clues)]
     if printed:
         log.info("numbers read in blocks: %s", printed)
     return tuple(printed)
 
 
-def _printed_as_the_clues(reading: GridReading, crop: np.ndarray, direction: str, clue_cells: set[Cell]) -> bool:
-    """Whether the ink read as a number on ``direction``'s side of a block's ``crop`` stands out
-    from the paper round it at least ``_CLUE_INK_SHARE`` as far as the clue numbers' ink does
-    (medians over up to ``_CLUE_INK_SAMPLES`` clue sides): the reverse page's print showing
-    through, a grid line of it read as a "1", is far fainter than print."""
-    own = _ink_contrast(crop, split_clue_cell(crop)[direction == "across"])
-    if own is None:
-        return False
-    sides = [(cell, k) for cell in sorted(clue_cells) for k in (0, 1)]
+def _clue_ink_contrast(reading: GridReading, clue_cells: set[Cell]) -> float | None:
+    """How far the clue numbers' ink stands out from the paper round it (:func:`_ink_contrast`),
+    the median over up to ``_CLUE_INK_SAMPLES`` clue sides; None where none holds ink."""
+    sides = [(cell, direction) for cell in sorted(clue_cells) for direction in ("down", "across")]
     step = max(1, len(sides) // _CLUE_INK_SAMPLES)
-    clues = []
-    for (r, c), k in sides[::step]:
-        clue_crop = _cell_crop(reading.rectified, reading.rectified_lattice, r, c)
-        contrast = _ink_contrast(clue_crop, split_clue_cell(clue_crop)[k])
-        if contrast is not None:
-            clues.append(contrast)
-    return not clues or own >= _CLUE_INK_SHARE * float(np.median(clues))
+    contrasts = [_ink_contrast(_cell_crop(reading.rectified, reading.rectified_lattice, *cell), direction)
+                 for cell, direction in sides[::step]]
+    known = [v for v in contrasts if v is not None]
+    return float(np.median(known)) if known else None
 
 
-def _ink_contrast(crop: np.ndarray, half: np.ndarray) -> float | None:
-    """Grey levels between the ink of a clue half (:func:`split_clue_cell`) and the paper just
-    round it (medians), in the cell's own grey; None where the half holds no ink."""
+def _ink_contrast(crop: np.ndarray, direction: str) -> float | None:
+    """Grey levels between the ink of a cell's half on ``direction``'s side
+    (:func:`split_clue_cell`) and the paper just round it (medians), in the cell's own grey;
+    None where the half holds no ink."""
+    half = split_clue_cell(crop)[direction == "across"]
     ink = half > 0
     if not ink.any():
         return None
@@ -453,7 +451,8 @@ def _ink_contrast(crop: np.ndarray, half: np.ndarray) -> float | None:
 
 
 #: How far (share of the clue numbers') a number's ink in a block must stand out from its paper
-#: to be print, and how many clue sides that is measured on.
+#: to be print (a number read there is a white cell taken for print), and how many clue sides
+#: that is measured on.
 _CLUE_INK_SHARE = 0.5
 _CLUE_INK_SAMPLES = 16
 
