@@ -466,3 +466,18 @@ def test_a_board_of_tiles_bridged_whole_is_taken_over_a_skewed_quad_inside_it():
     image = IMAGES / "zero_cells_rounded_tiles_apart_a_skewed_quad_of_digit_strokes_clearer_7x7_render.png"
     truth = load_transcription(image)
     assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]
+
+
+def test_a_board_whose_columns_count_every_second_line_is_counted_as_its_clearer_rows_say():
+    """An app's board of dark green and light grey tiles on a grey board, photographed on a page:
+    across, its lines were counted 14 to a side (clear, 0.83); down, every second one was lost
+    and 7 counted (0.72). Cells twice as long one way are refitted the finer way with the
+    coarser way's cells, a print inside the cells taken for lines: 7x7 read (or 14x13, as
+    stored here). Where the finer way is the clearer, the coarser one is counted again with its
+    cells. Rendered from a corpus puzzle (bench style:rounded_app, seed 71, #0; its
+    transcription), stored as WebP."""
+    from conftest import IMAGES, load_transcription
+
+    image = IMAGES / "rounded_tiles_two_tones_on_a_grey_board_columns_counted_every_second_line_14x14_render.webp"
+    truth = load_transcription(image)
+    assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]

@@ -1011,7 +1011,16 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
         # inside the cells (an app drawing every empty cell as a large "0": its top and bottom
         # strokes are lines a third of a cell apart in every row). The coarser one says how
         # many cells to look for.
-        if row_size < col_size:
+        finer_c, coarser_c = (row_c, col_c) if row_size < col_size else (col_c, row_c)
+        if finer_c > coarser_c + _LONG_CELLS_CLEARER:
+            # The finer lattice far clearer than the coarser: the coarser way counted every
+            # second line (tiles of two tones on a grey board, the gaps between the dark ones
+            # light): it is fitted again with the finer way's cells.
+            if row_size < col_size:
+                col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, 0.0)
+            else:
+                row_edges, row_c = _fit_like(rows_p, col_edges, row_edges, 0.0)
+        elif row_size < col_size:
             row_edges, row_c = _fit_like(rows_p, col_edges, row_edges, 0.0)
         else:
             col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, 0.0)
@@ -1049,6 +1058,11 @@ _NEAR_SQUARE = 1.4
 _CELL_RUN = 0.75
 #: How clear those lines must be.
 _REFIT_CONTRAST = 0.95
+
+
+#: How much clearer a lattice of long cells' finer way must be than its coarser way for the coarser
+#: to be counted again at the finer cells (see :func:`_probe`).
+_LONG_CELLS_CLEARER = 0.05
 
 
 def _fit_edges_tamed(profile: np.ndarray, open_ends) -> tuple[np.ndarray, float]:
