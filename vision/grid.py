@@ -1010,17 +1010,12 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
         # Cells two or three times as long one way as the other: the finer lattice is the print
         # inside the cells (an app drawing every empty cell as a large "0": its top and bottom
         # strokes are lines a third of a cell apart in every row). The coarser one says how
-        # many cells to look for, unless the finer one is the clearer.
-        finer_c, coarser_c = (row_c, col_c) if row_size < col_size else (col_c, row_c)
-        if finer_c > coarser_c + _LONG_CELLS_CLEARER:
-            # The coarser way lost every second line (a board of dark and light tiles on a grey
-            # board: 14 lines counted across at 0.83, 7 down at 0.72): it is fitted again with
-            # the finer way's cells.
-            if row_size < col_size:
-                col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, 0.0)
-            else:
-                row_edges, row_c = _fit_like(rows_p, col_edges, row_edges, 0.0)
-        elif row_size < col_size:
+        # many cells to look for, unless the finer one is the clearer: then the coarser way lost
+        # every second line (a board of dark and light tiles on a grey board: 14 lines counted
+        # across at 0.83, 7 down at 0.72), and it is fitted again with the finer way's cells.
+        finer_rows = row_size < col_size
+        finer_c, coarser_c = (row_c, col_c) if finer_rows else (col_c, row_c)
+        if finer_rows != (finer_c > coarser_c + _LONG_CELLS_CLEARER):
             row_edges, row_c = _fit_like(rows_p, col_edges, row_edges, 0.0)
         else:
             col_edges, col_c = _fit_like(cols_p, row_edges, col_edges, 0.0)
