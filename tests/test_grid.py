@@ -481,3 +481,15 @@ def test_a_board_whose_columns_count_every_second_line_is_counted_as_its_clearer
     image = IMAGES / "rounded_tiles_two_tones_on_a_grey_board_columns_counted_every_second_line_14x14_render.webp"
     truth = load_transcription(image)
     assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]
+
+
+def test_a_lattice_of_every_second_line_gives_way_to_the_grid_counted_at_every_line():
+    """A 15x15 grid of black clue cells with no diagonal, its white cells in pairs along the
+    diagonals, on a page on a dark desk: the lines between two white cells are faint, those
+    between white cells and blocks clear, so the page's outline found a lattice of every second
+    line (8x7, contrast 1.0) that outshone the grid's own blob (15x15, 0.94). A lattice of every
+    second line of another nearly as clear is that grid counted wrong. Rendered from a corpus
+    puzzle (bench style:no_diagonal, seed 73, #9; its transcription)."""
+    image = IMAGES / "no_diagonal_white_cells_in_pairs_every_second_line_clearer_on_a_dark_desk_15x15_render.jpg"
+    truth = load_transcription(image)
+    assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]

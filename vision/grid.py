@@ -1416,7 +1416,14 @@ def _drop_nested(found, holds=lambda big, part: None):
                 # of black blocks are clearer than the whole grid whose border is the image's edge).
                 same = cv2.contourArea(quad_xy) > 0.8 * cv2.contourArea(kq)
                 held = None if same or contrast <= kc else holds(kept[:3], item[:3])
-                if contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
+                # A lattice of every second line of another nearly as clear is that grid counted
+                # wrong (white cells in pairs along the diagonals: the lines between two white
+                # cells faint, those between white cells and blocks clear): the finer one stands.
+                if _every_second_line(kept[:3], item[:3]) and kc >= contrast - _HALVED_SLACK:
+                    pass
+                elif _every_second_line(item[:3], kept[:3]) and contrast >= kc - _HALVED_SLACK:
+                    keep[k] = item
+                elif contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
                     keep[k] = item
                 elif same and contrast >= kc - 0.02 and item[2] != kept[2] \
                         and _squareness(quad_xy, item[2]) < _squareness(kq, kept[2]):
@@ -1441,6 +1448,24 @@ def _drop_nested(found, holds=lambda big, part: None):
                 keep[k:k + 1] = parts
                 break
     return keep
+
+
+def _every_second_line(fine, coarse) -> bool:
+    """Whether probe ``coarse``'s lattice is probe ``fine``'s counted at every second line: cells
+    twice as large both ways (within 15%), corners on ``fine``'s lines (within 0.3 of its cell)."""
+    (fine_xy, _, (rows, cols)), (coarse_xy, _, (c_rows, c_cols)) = fine, coarse
+    to_cells = cv2.getPerspectiveTransform(
+        fine_xy.astype(np.float32), np.float32([[0, 0], [cols, 0], [cols, rows], [0, rows]]))
+    at = _apply_h(to_cells, np.asarray(coarse_xy, np.float64))  # (column, row) of each corner
+    across = (at[1, 0] - at[0, 0] + at[2, 0] - at[3, 0]) / 2
+    down = (at[3, 1] - at[0, 1] + at[2, 1] - at[1, 1]) / 2
+    if abs(across / (2 * c_cols) - 1) > 0.15 or abs(down / (2 * c_rows) - 1) > 0.15:
+        return False
+    return bool(np.abs(at - np.round(at)).max() < 0.3)
+
+
+#: How much less clear a lattice may be than one of its every second line and still stand.
+_HALVED_SLACK = 0.1
 
 
 def _sticks_out(part, big) -> bool:
