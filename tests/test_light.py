@@ -442,3 +442,15 @@ def test_white_cells_dimmed_together_towards_an_edge_are_not_blocks_of_the_clue_
     dimmed by the light do not. Rendered from a corpus puzzle (bench tier light, seed 70, #19;
     its transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "light_falling_off_two_tone_clue_halves_white_cells_as_dim_as_tint_15x15_render.jpg")
+
+
+def test_white_cells_in_a_soft_shade_as_grey_as_the_lit_clue_cells_are_white():
+    """Grey clue cells on a page whose last columns lie in a shadow with a soft edge (too soft for
+    ``find_shadow``): the white cells there are exactly as grey as the lit clue cells, nine of
+    them were taken for blank blocks in the clue cells' tone, the last column was then all
+    blocks and cut away as page (9x8; unreadable). Beside each other, paper and print keep
+    their ratio in a shade; that check asks for print all along the first row and column, and a
+    light grey clue cell, lighter than the blocks beside it, was labelled paper: its diagonal
+    shows it is print. Rendered from a corpus puzzle (bench tier light, seed 72, #0; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "shade_over_the_last_columns_white_cells_as_grey_as_the_clue_cells_9x9_render.jpg")
