@@ -454,3 +454,15 @@ def test_white_cells_in_a_soft_shade_as_grey_as_the_lit_clue_cells_are_white():
     shows it is print. Rendered from a corpus puzzle (bench tier light, seed 72, #0; its
     transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "shade_over_the_last_columns_white_cells_as_grey_as_the_clue_cells_9x9_render.jpg")
+
+
+def test_white_cells_a_soft_shade_edge_crosses_are_white_where_the_layout_needs_them():
+    """Black clue cells with light blue number triangles, under a deep soft shadow across the
+    grid's middle: the shaded white cells' neighbours label them paper, but one of them, its
+    diagonal crossed by the shadow's soft edge, measured a faint diagonal and an uneven tone,
+    and without it the other shaded cells made no Kakuro layout: none was taken for white
+    (unreadable: "6 of 17 runs are a single cell"). Where the even cells alone make no layout,
+    those of the paper's label with at most a faint diagonal are asked too. Rendered from a
+    corpus puzzle (bench tier light, seed 73, #17; its transcription), stored as JPEG (quality
+    60 passed before; 90 did not, nor the PNG)."""
+    assert_solved_as_transcribed(IMAGES / "deep_soft_shade_across_the_middle_its_edge_along_a_cell_diagonal_6x12_render.jpg")

@@ -636,8 +636,8 @@ def _white_by_paper_colour(feats: CellFeatures, forced: np.ndarray) -> np.ndarra
 
 def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
                            non_white: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
-    """Grey cells with no diagonal and no number that their neighbours show to be white paper
-    in a soft shade.
+    """Grey cells with no diagonal (or a faint one, the shade's edge along it) and no number that
+    their neighbours show to be white paper in a soft shade.
 
     A broad soft shadow can grey half a grid, its white cells there darker than the lit blocks a
     few cells away, and its edge too soft for ``find_shadow``. Light multiplies paper and ink
@@ -659,12 +659,19 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
             or not _plausible_layout((labels > 0) & ~forced)):
         return none
     grey &= labels > 0
-    grey &= _evenly_toned(warped, lattice, grey)
+    even = grey & _evenly_toned(warped, lattice, grey)
     # Paper in a shade carries no number, dark or light (light numbers on grey clue cells).
-    grey &= ~_numbered(warped, lattice, grey, either_polarity=True)
-    if not grey.any() or not _plausible_layout(~(non_white & ~grey)):
+    even &= ~_numbered(warped, lattice, even, either_polarity=True)
+    if even.any() and _plausible_layout(~(non_white & ~even)):
+        return even
+    # The shade's soft edge crossing a cell leaves it uneven, and along its diagonal passes
+    # for a faint one: those of the paper's label too, where only with them the layout is one.
+    edged = (non_white & ~forced & (labels > 0) & (feats.diagonal < _WITH_DIAGONAL)
+             & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
+    edged &= ~_numbered(warped, lattice, edged, either_polarity=True)
+    if not edged.any() or not _plausible_layout(~(non_white & ~edged)):
         return none
-    return grey
+    return edged
 
 
 def _paper_in_a_shade_among_tinted_blocks(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
