@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
@@ -565,9 +566,18 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
                                         + ", ".join(f"{_describe_side(k)} read {ctx.raw_first[k]}, which its run "
                                                     f"cannot hold, taken for {values[k]}" for k in guessed)
                                         + " and with " + sides_text(beside) + " changed too; check these clues",))
-    alike = _printed_alike_rival(ctx, values, unconfirmed) if rival is False else None
+    alike, alike_sides = _printed_alike_rival(ctx, values, unconfirmed) if rival is False else (None, [])
     if alike is not None:
         return _two_readings(ctx, values, alike, "; the print does not tell these digits apart")
+    if alike_sides and ctx.check({k: v for k, v in values.items() if k not in alike_sides}).status != "unique":
+        # Printed as alike as equal digits, they may be any of the digits that print so: the
+        # solution must not hang on them (a blurred app board whose "3", "6" and "8" all print
+        # 0.97 alike: two "8"s corrected to "6", two more kept, truly "3"s: solved wrongly).
+        return ctx.reconciled("unreadable", values, None, suspects=unconfirmed + alike_sides,
+                              problems=(f"the clues fit only corrected ({sides_text(unconfirmed)}), and "
+                                        f"{sides_text(alike_sides)}, kept as read, print a digit as alike as "
+                                        "equal digits to one corrected: the print does not tell these digits "
+                                        "apart, and the solution depends on them; check these clues",))
     unseen = _unoffered_rival(ctx, values, cost, unconfirmed) if rival is False and ctx.look_past_options else None
     if unseen is not None:
         suspects, problem = unseen
@@ -685,21 +695,30 @@ def _print_contradicts(ctx: _Context, values: dict, changed: list[SideKey]) -> l
             and ctx.prints_as(k, ctx.raw_first[k], values[k], anchors, values)]
 
 
-def _printed_alike_rival(ctx: _Context, values: dict, corrected: list[SideKey]) -> dict | None:
+def _printed_alike_rival(ctx: _Context, values: dict, corrected: list[SideKey]
+                         ) -> tuple[dict | None, list[SideKey]]:
     """Another reading with exactly one solution, in which the digits printed like a corrected
-    digit, kept as read elsewhere, are corrected the same way; None where there is none.
+    digit, kept as read elsewhere, are corrected the same way (None where there is none); and
+    the sides kept as read that print such a digit.
 
     A font's digit is misread the same way wherever it is printed: where a bold "3" reads as
     "8", the rules can force back some of them (those whose runs the totals single out) while
     others, kept as "8", balance each other and leave one solution, wrong (three "3"s of one
     print read "8", two corrected). A digit kept as read that looks as much like the corrected
     digit as equal numbers do (``_SAME_LOOK``) is as likely misread; all of them corrected
-    together is a rival reading the readers' odds never weighed.
+    together is a rival reading the readers' odds never weighed. Where the rules corrected one
+    digit the same way twice or more, the print misreads it in kind: the sides returned are
+    those that print a digit so alike to one of those (one correction alone is an ordinary
+    misread, and a blurred "0" prints 0.96 like the true "6"s beside it).
     """
     if ctx.resemble_digits is None or not corrected:
-        return None
+        return None, []
     kept = [j for j in values if j not in corrected and values[j] == ctx.raw_first.get(j)]
     trial = dict(values)
+    alike: set[SideKey] = set()
+    in_kind = Counter((str(ctx.raw_first[k])[i], str(values[k])[i]) for k in corrected
+                      if ctx.raw_first.get(k) is not None and len(str(ctx.raw_first[k])) == len(str(values[k]))
+                      for i in range(len(str(values[k]))) if str(ctx.raw_first[k])[i] != str(values[k])[i])
     for k in corrected:
         read, used = ctx.raw_first.get(k), values[k]
         if read is None or len(str(read)) != len(str(used)):
@@ -712,15 +731,14 @@ def _printed_alike_rival(ctx: _Context, values: dict, corrected: list[SideKey]) 
                     likeness = ctx.resemble_digits(k, len(str(read)), i, j, len(text), q)
                     if likeness is not None and likeness >= _SAME_LOOK:
                         text = text[:q] + now + text[q + 1:]
+                        if in_kind[was, now] >= 2:
+                            alike.add(j)
                 if text != str(trial[j]) and _in_range(int(text), len(ctx.runs[j])):
                     trial[j] = int(text)
-    if trial == values:
-        return None
-    solution = ctx.check(trial)
-    if solution.status != "unique":
-        return None
+    if trial == values or ctx.check(trial).status != "unique":
+        return None, sorted(alike)
     log.info("digits printed like the corrected ones, corrected too, also leave one solution")
-    return trial
+    return trial, sorted(alike)
 
 
 #: How long each reading that a misread outside the readers' options would give is searched for a

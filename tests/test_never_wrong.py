@@ -95,6 +95,24 @@ def test_digits_printed_like_a_corrected_one_and_kept_as_read_are_not_solved():
     assert {((0, 5), "down"), ((2, 4), "across")} <= set(res.suspects), res.problems
 
 
+def test_a_solution_that_hangs_on_digits_printed_like_a_corrected_one_is_not_solved():
+    """A blurred app board, its clue digits about 7 px high, where "3", "6" and "8" print 0.97-0.99
+    alike: two "16"s read "18" were corrected by the rules, and two "3"s read "8" were kept (an
+    "8" and an "18"); with a "12" read "13" and a "22" corrected to "23", the reading left one
+    solution, wrong. The digits kept that print as alike as equal digits to a corrected one may
+    be any digit that prints so: with them unknown the puzzle has several solutions, so it is
+    not solved. Rendered from a corpus puzzle (bench style:app_notes, seed 74, #0; its
+    transcription)."""
+    from conftest import IMAGES
+
+    image = IMAGES / "app_notes_tiny_blurred_threes_sixes_eights_alike_two_corrected_7x7_render.png"
+    truth = solve_puzzle(load_transcription(image)).values
+    (res,) = solve_image(load_image(image))
+    assert res.status != "solved" or dict(res.solution.values) == dict(truth), res.problems
+    # The two "3"s kept as "8" are named: row 2, column 4 down; row 6, column 2 across.
+    assert {((1, 3), "down"), ((5, 1), "across")} <= set(res.suspects), res.problems
+
+
 def test_clues_that_contradict_each_other_where_one_was_read_faintly_are_not_unsolvable():
     """A grid of clue cells with no diagonal, its lattice half a row off at the top: a "10" was
     read as "1" and an across 4 as "42" at less than 1 in 5. No reading works and the totals
