@@ -466,3 +466,14 @@ def test_white_cells_a_soft_shade_edge_crosses_are_white_where_the_layout_needs_
     corpus puzzle (bench tier light, seed 73, #17; its transcription), stored as JPEG (quality
     60 passed before; 90 did not, nor the PNG)."""
     assert_solved_as_transcribed(IMAGES / "deep_soft_shade_across_the_middle_its_edge_along_a_cell_diagonal_6x12_render.jpg")
+
+
+def test_a_fold_lying_along_the_diagonals_is_no_diagonal_printed_in_the_white_cells():
+    """A page folded once, the crease running across the grid about parallel to the clue cells'
+    diagonals and a tenth of a cell off them: in two white cells it measured as a faint
+    diagonal and they were taken for clue cells printed white; the last column, then all
+    print, was cut away as page (7x6; unreadable). A printed diagonal joins its cell's corners
+    (the darkest line across it lies on it); a fold lies off it, to one side, and the cells
+    lined after it along that diagonal carry the same fold. Rendered from a corpus puzzle
+    (bench tier creased, seed 73, #11; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "crease_along_the_diagonals_through_white_cells_7x7_render.jpg")

@@ -279,7 +279,8 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
             ("blank cells share the clue cells' paper tone",
              lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken,
                                              feats.tint)),
-            ("white-looking cells carry a diagonal", lambda taken: _faint_diagonals(feats.diagonal, taken)),
+            ("white-looking cells carry a diagonal",
+             lambda taken: _faint_diagonals(feats.diagonal, taken, warped, lattice)),
             ("white-looking cells are printed as a screen of dots, as the print is",
              lambda taken: _dotted_like_the_print(warped, lattice, taken)),
             ("grey cells taken for white carry numbers in their corners",
@@ -1495,18 +1496,63 @@ def _dots_per_cell(gray: np.ndarray, lattice: Lattice) -> np.ndarray:
 _DOT_STEP = 15
 
 
-def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray) -> np.ndarray:
+def _faint_diagonals(diagonal: np.ndarray, non_white: np.ndarray, warped: np.ndarray, lattice: Lattice
+                     ) -> np.ndarray:
     """Cells taken for white that carry a clear diagonal line: clue cells printed white.
 
     Screens and some papers print clue cells as white squares split by a light diagonal, whose
     contrast is far below the dark cells' that set the split. A white cell's own diagonal
     measure is noise near zero (digits, pen marks cover only part of the diagonal), so a cell
     whose diagonal stands far outside the white cells' spread is a clue cell, however faint.
+    But not the line of a fold in the page lying along the diagonals (:func:`_creased`).
     """
     white = ~non_white
     if white.sum() < 4:
         return np.zeros_like(non_white)
-    return _standing_out(diagonal, white, 0.12)
+    faint = _standing_out(diagonal, white, 0.12)
+    return faint & ~_creased(warped, lattice, faint) if faint.any() else faint
+
+
+def _creased(warped: np.ndarray, lattice: Lattice, lined: np.ndarray) -> np.ndarray:
+    """Which ``lined`` cells carry the line of a fold in the page, not a printed diagonal.
+
+    A fold runs straight across cells and grid lines at its own angle and place; a printed
+    diagonal joins its cell's corners. Where the darkest line near a cell's diagonal lies off
+    it, to one side along most of it (``_OFF_DIAGONAL``), it is no printed diagonal; and the
+    cells lined one after another along that diagonal carry the same line (a fold crossing
+    the next cell corner to corner by chance)."""
+    gray = (cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped).astype(np.float32)
+    rows, cols = np.asarray(lattice.row_edges, np.float64), np.asarray(lattice.col_edges, np.float64)
+    n_rows, n_cols = lined.shape
+
+    def off_the_diagonal(r: int, c: int) -> bool:
+        x0, y0, w, h = cols[c], rows[r], cols[c + 1] - cols[c], rows[r + 1] - rows[r]
+        size, length = min(w, h), max(np.hypot(w, h), 1e-6)
+        across = np.linspace(-_FOLD_REACH, _FOLD_REACH, 17) * size
+        t = np.linspace(0.2, 0.8, 9)[:, None]
+        # Per place along the diagonal, the darkest point across it (offset towards the upper right).
+        profiles = _sample(gray, x0 + t * w + across * (h / length), y0 + t * h - across * (w / length))
+        offsets = np.round(across[np.argmin(profiles, axis=1)] / size, 3)
+        side = np.sign(np.median(offsets))
+        return bool(side != 0 and np.mean(side * offsets >= _OFF_DIAGONAL) >= _OFF_SHARE)
+
+    creased = np.zeros_like(lined)
+    for r, c in zip(*np.nonzero(lined)):
+        if r > 0 and c > 0 and lined[r - 1, c - 1]:
+            continue  # not the first of its line
+        chain = [(r, c)]
+        while chain[-1][0] + 1 < n_rows and chain[-1][1] + 1 < n_cols and lined[chain[-1][0] + 1, chain[-1][1] + 1]:
+            chain.append((chain[-1][0] + 1, chain[-1][1] + 1))
+        if any(off_the_diagonal(*cell) for cell in chain):
+            for cell in chain:
+                creased[cell] = True
+    return creased
+
+
+#: How far across a cell's diagonal (share of the cell) the darkest line is looked for, how far
+#: off it a fold's lies (a printed diagonal's within a pixel or two, 0.02 of a cell), and at
+#: what share of the places along it.
+_FOLD_REACH, _OFF_DIAGONAL, _OFF_SHARE = 0.2, 0.04, 0.6
 
 
 def _standing_out(measure: np.ndarray, white: np.ndarray, least: float) -> np.ndarray:
