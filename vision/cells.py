@@ -667,8 +667,7 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
         return even
     # The shade's soft edge crossing a cell leaves it uneven, and along its diagonal passes
     # for a faint one: those of the paper's label too, where only with them the layout is one.
-    edged = (non_white & ~forced & (labels > 0) & (feats.diagonal < _WITH_DIAGONAL)
-             & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
+    edged = _plain_grey(feats, non_white, diagonal_under=_WITH_DIAGONAL) & (labels > 0)
     edged &= ~_numbered(warped, lattice, edged, either_polarity=True)
     if not edged.any() or not _plausible_layout(~(non_white & ~edged)):
         return none
@@ -1243,10 +1242,11 @@ _HAIRLINE = 2
 _CORNER_DIAGONAL = np.abs(np.subtract.outer(np.arange(_CORNER_S), np.arange(_CORNER_S))) <= _CORNER_BAND * _CORNER_S
 
 
-def _plain_grey(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
-    """Non-white cells past the first row and column with no diagonal and a tone between paper
-    and ink: white paper in a shade, or a grey print."""
-    return (non_white & ~_first_row_and_column(non_white.shape) & (feats.diagonal < _WITHOUT_DIAGONAL)
+def _plain_grey(feats: CellFeatures, non_white: np.ndarray, diagonal_under: float = _WITHOUT_DIAGONAL
+                ) -> np.ndarray:
+    """Non-white cells past the first row and column with no diagonal (measuring under
+    ``diagonal_under``) and a tone between paper and ink: white paper in a shade, or a grey print."""
+    return (non_white & ~_first_row_and_column(non_white.shape) & (feats.diagonal < diagonal_under)
             & (feats.tone > _SHADE_TONE[0]) & (feats.tone < _SHADE_TONE[1]))
 
 

@@ -1420,7 +1420,7 @@ def _drop_nested(found, holds=lambda big, part: None):
                 # wrong (white cells in pairs along the diagonals: the lines between two white
                 # cells faint, those between white cells and blocks clear): the finer one stands.
                 if _every_second_line(kept[:3], item[:3]) and kc >= contrast - _HALVED_SLACK:
-                    pass
+                    pass  # the kept one is the finer: it stands
                 elif _every_second_line(item[:3], kept[:3]) and contrast >= kc - _HALVED_SLACK:
                     keep[k] = item
                 elif contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
