@@ -1168,3 +1168,14 @@ def test_a_number_pad_taken_in_as_rows_under_the_board_gives_way_to_the_boards_o
     one cannot be read. A generated photo of a corpus puzzle (bench phone_screen style, seed
     66, #0; its transcription), stored as lossless WebP."""
     assert_solved_as_transcribed(IMAGES / "number_pad_under_the_board_taken_in_as_rows_9x9_render.webp")
+
+
+def test_pencilled_candidates_in_a_tinted_selection_are_not_clue_numbers():
+    """An app's board mid-game: black clue cells with a light diagonal and white numbers, white
+    cells holding the player's small blue candidates, the selected column tinted light blue and
+    one cell grey. Candidates sit in a cell's corners where clue numbers would, so five tinted
+    or grey cells holding them were taken for clue cells (unreadable, off its symmetry). Where
+    the clue cells seen so far all carry a diagonal (light or dark), a cell with none is no clue
+    cell of that print. Rendered from a corpus puzzle (bench style:app_notes, seed 75, #9; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "app_notes_pencilled_candidates_in_a_tinted_selection_are_not_clues_15x8_render.jpg")

@@ -922,6 +922,10 @@ def run_lengths(flags: list[bool]) -> list[int]:
 _GREY_APART = 0.12
 
 
+#: Clue cells (non-white cells heading a run) from which a print's way of drawing them shows.
+_CLUES_SEEN = 6
+
+
 def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatures, non_white: np.ndarray,
                          by_colour: bool = False) -> np.ndarray:
     """Cells taken for white that are light grey clue cells: apart from the white cells' tone
@@ -945,6 +949,15 @@ def _numbered_grey_cells(warped: np.ndarray, lattice: Lattice, feats: CellFeatur
     level = float(np.median(paper))
     spread = 1.4826 * float(np.median(np.abs(paper - level)))
     grey = white & (tone > level + max(_GREY_APART, 6 * spread))
+    # Where the clue cells seen so far all carry a diagonal, the print draws one in every clue
+    # cell: a tinted cell with none holds a player's pencilled candidates, not clues (an app's
+    # selected row, light blue, its notes in the corners where clue numbers would be).
+    # (A light diagonal on black clue cells counts: ``diagonal_slants``, either polarity.)
+    heads = non_white & _heads_a_run(non_white)
+    if grey.any() and np.count_nonzero(heads) >= _CLUES_SEEN:
+        falls = diagonal_slants(warped, lattice)[0]
+        if np.mean(falls[heads] >= _SLANT_LINE) >= 0.9:
+            grey &= falls >= _SLANT_LINE / 2
     if not grey.any() or grey.sum() > 0.5 * white.sum():
         return np.zeros_like(non_white)
     numbered = _numbered(warped, lattice, grey, diagonal_line=feats.diagonal >= _SOME_DIAGONAL,
