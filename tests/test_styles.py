@@ -1179,3 +1179,15 @@ def test_pencilled_candidates_in_a_tinted_selection_are_not_clue_numbers():
     cell of that print. Rendered from a corpus puzzle (bench style:app_notes, seed 75, #9; its
     transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "app_notes_pencilled_candidates_in_a_tinted_selection_are_not_clues_15x8_render.jpg")
+
+
+def test_clue_cells_with_one_half_pale_yellow_on_cream_paper_are_clue_cells():
+    """A clear photo of a 7x7 with clue cells of two tints, no diagonal drawn: one half of each is
+    light blue or pale yellow, the other the page's cream, and two typed entries in white cells.
+    The yellow halves stand 19-20 Lab units from the cream, the white cells' halves 0-2.2 from
+    each other; eight robust deviations of those set a bar of 26, so the yellow clue cells
+    were taken for white and 6 of 17 clues looked for in blocks (unreadable). A cell whose
+    halves stand apart several times as far as most white cells' do is two-toned too. Rendered
+    from a corpus puzzle (bench style:typed_entries, seed 75, #3; its transcription), stored as
+    JPEG."""
+    assert_solved_as_transcribed(IMAGES / "pale_yellow_and_blue_clue_halves_on_cream_paper_typed_entries_7x7_render.jpg")

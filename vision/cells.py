@@ -1041,10 +1041,18 @@ def _numbered_two_tone_cells(warped: np.ndarray, lattice: Lattice, diagonal: np.
     # The cells scaled down first, then into Lab all at once: a tenth of the pixels.
     for (r, c), lab in zip(cells, bgr_to_lab(np.stack(small)).astype(np.float32)):
         apart[r, c] = float(np.linalg.norm(_paper_lab(lab[upper]) - _paper_lab(lab[lower])))
-    two_tone = _standing_out(apart, white, _HALVES_APART)
-    if not two_tone.any():
+    # Eight robust deviations is a wide bar where most white cells measure a unit or two, a
+    # little apart from each other (pale yellow halves on cream, 19-20, beside white cells of
+    # 0-2.2: a bar of 26): several times what most white cells measure counts too.
+    most = float(percentile(apart[white], 75))
+    two_tone = _standing_out(apart, white, _HALVES_APART) | (white & (apart >= max(_HALVES_APART, _HALVES_TIMES * most)))
+    if not two_tone.any() or two_tone.sum() > 0.4 * white.sum():
         return none
     return _numbered(warped, lattice, two_tone, diagonal_line=diagonal >= _SOME_DIAGONAL)
+
+
+#: How many times what most white cells measure a cell's halves must stand apart to be two tints.
+_HALVES_TIMES = 4
 
 
 def _paper_lab(pixels: np.ndarray) -> np.ndarray:
