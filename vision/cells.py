@@ -649,14 +649,14 @@ def _white_in_a_soft_shade(warped: np.ndarray, lattice: Lattice, feats: CellFeat
     none = np.zeros_like(non_white)
     forced = _first_row_and_column(non_white.shape)
     grey = _plain_grey(feats, non_white)
-    if not grey.any():
+    if not grey.any() or labels is None:
         return none
     # The labels must read as a Kakuro themselves: print along the first row and column, and
     # white cells in runs (a box of text or of another puzzle's cells does not). A clue cell
     # there is print by its diagonal, whatever its label: a light grey one, lighter than the
     # blocks beside it by more than it is darker than white paper, is labelled paper.
-    printed = (labels < 0) | (feats.diagonal >= _WITH_DIAGONAL) if labels is not None else None
-    if (labels is None or np.mean(printed[forced]) < 1 - _WHITE_IN_FIRST_ROW_AND_COLUMN
+    printed = (labels < 0) | (feats.diagonal >= _WITH_DIAGONAL)
+    if (np.mean(printed[forced]) < 1 - _WHITE_IN_FIRST_ROW_AND_COLUMN
             or not _plausible_layout((labels > 0) & ~forced)):
         return none
     grey &= labels > 0
