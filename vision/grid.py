@@ -176,7 +176,7 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
         # on a screenshot a quad two columns wider, reaching off the screen, scores as well as
         # the board's own. (A grid cut off by the picture's edge is found as before.)
         seen = [p for p in probes if _within_picture(small, p)] if _within_picture(small, best) else probes
-        chosen = max((p for p in seen if p[1] >= best[1] - 0.05
+        chosen = max((p for p in seen if p[1] >= best[1] - _AS_CLEAR
                       and (p[2] == best[2] or _continues(p, best))),
                      key=lambda p: cv2.contourArea(p[0]))
         # One with more rows or columns that holds the clearest quad and continues its lattice
@@ -1383,6 +1383,11 @@ _SIDE_BY_SIDE_CLEARER = 0.1
 _SIDE_BY_SIDE_COVER = 0.8
 
 
+#: Lattices this near in clearness are as clear: of a blob's quads the larger stands, and of two
+#: counts of one outline the squarer cells.
+_AS_CLEAR = 0.05
+
+
 #: How much clearer a grid inside a larger outline must be to replace it (the outline a frame
 #: round it; the print inside a grid's cells, an app's large "0" in every one, makes a lattice of
 #: its own, 0.8 clear against the grid's 0.7).
@@ -1423,12 +1428,14 @@ def _drop_nested(found, holds=lambda big, part: None):
                     pass  # the kept one is the finer: it stands
                 elif _every_second_line(item[:3], kept[:3]) and contrast >= kc - _HALVED_SLACK:
                     keep[k] = item
-                elif contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
-                    keep[k] = item
-                elif same and contrast >= kc - 0.02 and item[2] != kept[2] \
-                        and _squareness(quad_xy, item[2]) < _squareness(kq, kept[2]):
+                elif same and abs(contrast - kc) <= _AS_CLEAR and item[2] != kept[2]:
                     # As clear, counted differently (a row more or less in the same outline):
-                    # printed cells are square.
+                    # printed cells are square. As clear as a blob's own quads are to each other
+                    # (the page round a grid counted it 8x9 at 1.0, the grid's blob 9x9 at 1.0
+                    # and, on its larger quad, at 0.979).
+                    if _squareness(quad_xy, item[2]) < _squareness(kq, kept[2]):
+                        keep[k] = item
+                elif contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
                     keep[k] = item
                 elif not same and contrast >= kc - _SIDE_BY_SIDE_CLEARER:
                     inside.setdefault(k, []).append(item)
