@@ -823,33 +823,57 @@ def _printed(image: np.ndarray, reading: GridReading, side: str) -> bool:
 
 
 #: Grey levels by which the lines parting a row's or column's cells stand out: 0-2 on a dark
-#: screen read as cells, 120-190 between printed blocks parted by light lines (dark lines on
-#: black blocks can stand out by less than 10: then only paper past the frame tells).
+#: screen read as cells, 120-190 between printed blocks parted by light lines.
 _PARTING_LINE = 20.0
+#: Dark lines on black blocks can stand out by less than 10 (4-5 on an app's black board): then
+#: the first row or column counts as parted where its lines stand out at least half as much as
+#: those between the grid's other blocks, and those by this much at least (a dark screen past a
+#: board whose blocks stand out by 75-115 gives 0).
+_FAINT_PARTING = 3.0
+_PARTING_SHARE = 0.5
 
 
 def _lines_part(reading: GridReading, side: str) -> bool:
     """Whether lines part the cells of the grid's first row or column (``side``): the median
     over its cell boundaries of the most a line three pixels wide stands out from the cells'
-    middles on either side."""
+    middles on either side, clear in itself or as clear as between the grid's other blocks."""
     lat = reading.rectified_lattice
     if reading.rectified is None or lat is None:
         return False
     gray = reading.rectified if reading.rectified.ndim == 2 else cv2.cvtColor(reading.rectified, cv2.COLOR_BGR2GRAY)
     gray = gray.astype(np.float32)
+    blocks = reading.classes.kinds == "black"
     if side == "top":  # the same measure, rows and columns swapped
-        gray, across, along = gray.T, lat.row_edges, lat.col_edges
+        gray, across, along, blocks = gray.T, lat.row_edges, lat.col_edges, blocks.T
     else:
         across, along = lat.col_edges, lat.row_edges
-    lo, hi = int(across[0]), int(across[1])
-    band = slice(lo + (hi - lo) // 4, hi - (hi - lo) // 4)
-    steps = []
-    for k in range(1, len(along) - 1):
-        y = int(round(along[k]))
-        line = gray[y - 1:y + 2, band].mean(axis=1)
-        middles = np.r_[gray[int(along[k - 1] + along[k]) // 2, band], gray[int(along[k] + along[k + 1]) // 2, band]]
-        steps.append(float(np.max(np.abs(line - np.median(middles)))))
-    return bool(steps) and float(np.median(steps)) >= _PARTING_LINE
+
+    def steps(c: int, only_blocks: bool) -> list[float]:
+        lo, hi = int(across[c]), int(across[c + 1])
+        band = slice(lo + (hi - lo) // 4, hi - (hi - lo) // 4)
+        found = []
+        for k in range(1, len(along) - 1):
+            if only_blocks and not (blocks[k - 1, c] and blocks[k, c]):
+                continue
+            y = int(round(along[k]))
+            line = gray[y - 1:y + 2, band].mean(axis=1)
+            middles = np.r_[gray[int(along[k - 1] + along[k]) // 2, band], gray[int(along[k] + along[k + 1]) // 2, band]]
+            found.append(float(np.max(np.abs(line - np.median(middles)))))
+        return found
+
+    first = steps(0, False)
+    if not first:
+        return False
+    parting = float(np.median(first))
+    if parting >= _PARTING_LINE:
+        return True
+    inner = [step for c in range(1, len(across) - 1) for step in steps(c, True)]
+    return len(inner) >= _MIN_INNER_PARTINGS and float(np.median(inner)) >= _FAINT_PARTING \
+        and parting >= _PARTING_SHARE * float(np.median(inner))
+
+
+#: Lines between two blocks elsewhere in the grid that :func:`_lines_part` needs to compare with.
+_MIN_INNER_PARTINGS = 4
 
 
 def _paper_past(image: np.ndarray, reading: GridReading, side: str) -> bool:
