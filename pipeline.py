@@ -678,6 +678,11 @@ def _layout_doubts(reading: GridReading, rejected: bool = False
                 groups = []
                 break
             groups.append(((a, b), (sure in reading.whites,)))
+    if rejected and not groups:
+        # Far off the symmetry (an asymmetric layout, or a misread region), the symmetry names no
+        # cell; the rules rejected the reading, and the blocks least sure of their class (a white
+        # cell a shadow's corner crosses, half lit and half shaded, is grey) may each be white.
+        groups = [((cell,), (True, False)) for cell in _unsure_blocks(reading)]
     taken = {cell for group, _ in groups for cell in group}
     doubted = set(taken)
     for (r, c), direction, _ in reading.stray:
@@ -690,6 +695,20 @@ def _layout_doubts(reading: GridReading, rejected: bool = False
         groups.append((group, (True, False) if (r, c) in doubted else (True,)))
         taken.update(group)
     return off, groups
+
+
+#: Classification confidence under which a block is unsure of its class (a block among blocks
+#: and paper measures 1.0, a grey cell half way between them 0.5), and the most of those asked.
+_UNSURE_BLOCK = 0.7
+_MAX_UNSURE_BLOCKS = 3
+
+
+def _unsure_blocks(reading: GridReading) -> list[Cell]:
+    """The blocks (past the first row and column) least sure of their class, most unsure first."""
+    classes = reading.classes
+    cells = [(float(classes.confidence[r, c]), (r, c)) for r, c in zip(*np.nonzero(classes.kinds == "black"))
+             if r > 0 and c > 0 and classes.confidence[r, c] < _UNSURE_BLOCK]
+    return [(int(r), int(c)) for _, (r, c) in sorted(cells)[:_MAX_UNSURE_BLOCKS]]
 
 
 def _pointed_cell(cell: Cell, direction: str) -> Cell:

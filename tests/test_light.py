@@ -477,3 +477,15 @@ def test_a_fold_lying_along_the_diagonals_is_no_diagonal_printed_in_the_white_ce
     lined after it along that diagonal carry the same fold. Rendered from a corpus puzzle
     (bench tier creased, seed 73, #11; its transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "crease_along_the_diagonals_through_white_cells_7x7_render.jpg")
+
+
+def test_a_white_cell_half_in_a_shadows_corner_is_asked_as_white_where_the_rules_reject_the_layout():
+    """A bowed page under a hard shadow with corners (a hand and a phone): the outline's pieces
+    face several ways, so it is not evened out, and the shade's cells are rescued one by one by
+    their neighbours; but one white cell, half lit and half shaded by a corner of the outline,
+    is uneven and grey, and stayed a block. The layout is asymmetric (the corpus puzzle is), so
+    the symmetry names no cell, and the rules rejected the reading ("contradict each other").
+    Where they do, the blocks least sure of their class (here 0.65) are each asked as white, and
+    a variant the rules solve, the only one, is the reading. Rendered from a corpus puzzle
+    (bench tier light, seed 76, #20; its transcription), scaled to 0.7 and stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "hard_shadow_with_a_corner_greys_one_white_cell_asymmetric_8x12_render.jpg")
