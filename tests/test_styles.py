@@ -1160,6 +1160,17 @@ def test_light_grey_blocks_bounded_by_the_lattice_are_blocks_where_clues_are_on_
     assert_solved_as_transcribed(IMAGES / "puzzle_page_light_grey_blocks_beside_clue_cells_on_white_paper_9x9_render.webp")
 
 
+def test_pale_tinted_blocks_bounded_by_the_lattice_are_blocks_where_clue_cells_are_as_pale():
+    """A puzzle-book page: blocks and clue cells the same pale green (tone 0.06 against the cream
+    white cells), the clue cells told by their diagonal. The image's split of the cells' scores
+    fell between the diagonals and everything else, so the blocks passed for white cells (off
+    its symmetry; the clues contradicted it). Groups of evenly grey cells bounded by the
+    lattice, as grey as the clue cells, are blocks whatever paper the clue cells are printed on.
+    Rendered from a corpus puzzle (bench tier page, seed 76, #0, its first grid cut out; its
+    transcription)."""
+    assert_solved_as_transcribed(IMAGES / "pale_green_blocks_and_clue_cells_on_cream_paper_7x7_render.png")
+
+
 def test_a_number_pad_taken_in_as_rows_under_the_board_gives_way_to_the_boards_own_outline():
     """A phone's screen photographed askew: the outline of the board and the number pad under
     it (keys parted by gaps, each key's edges lines) scored as clear as the board's own, and the

@@ -295,9 +295,8 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
              lambda taken: _numbered_two_tone_cells(warped, lattice, feats.diagonal, taken)),
             ("cells of bare page beside white cells filled grey",
              lambda taken: _page_beside_filled_cells(feats.tone, taken)),
-            ("light grey cells bounded by the lattice are blocks on white paper",
-             lambda taken: _grey_blocks_bounded_by_the_lattice(warped, lattice, feats, taken)
-             if on_white_paper else np.zeros_like(taken))):
+            ("light grey cells bounded by the lattice are blocks",
+             lambda taken: _grey_blocks_bounded_by_the_lattice(warped, lattice, feats, taken, on_white_paper))):
         extra = find(non_white | forced)
         if extra.any():
             log.debug("cells: %d %s", int(extra.sum()), what)
@@ -718,12 +717,18 @@ _PAPER_HUE, _BLOCK_HUE, _TINTED_BLOCKS = 0.08, 0.15, 3
 
 
 def _grey_blocks_bounded_by_the_lattice(warped: np.ndarray, lattice: Lattice, feats: CellFeatures,
-                                        non_white: np.ndarray) -> np.ndarray:
-    """Cells taken for white that are light grey blocks, where the clue cells are printed on the
-    white paper (and a grey tone was taken for a shade): groups of evenly grey cells with no
+                                        non_white: np.ndarray, on_white_paper: bool) -> np.ndarray:
+    """Cells taken for white that are light grey blocks: groups of evenly grey cells with no
     diagonal and no number, as grey as the clue cells, whose grey stops at the lattice's lines,
     every white cell beside them clearly lighter. A shade does not end at a cell's border on
-    every side."""
+    every side.
+
+    Where the clue cells are printed on the white paper, a grey tone was taken for a shade; where
+    they are as pale as the blocks (a book's pale green clue cells and blocks on cream, tone
+    0.06), the image's split of the scores falls between the diagonals and the rest. There the
+    blocks are of the clue cells' tint too (within 4 Lab units; the cream paper stood 7 apart):
+    white cells greyed by large entries typed in blue are not (20 apart from green clue cells).
+    """
     none = np.zeros_like(non_white)
     tone, white = feats.tone, ~non_white
     strong = non_white & _clear_diagonals(feats.diagonal)
@@ -731,6 +736,8 @@ def _grey_blocks_bounded_by_the_lattice(warped: np.ndarray, lattice: Lattice, fe
         return none
     clue_tone = float(np.median(tone[strong]))
     grey = white & (feats.diagonal < _WITHOUT_DIAGONAL) & (tone >= max(_BLOCK_GREY, 0.6 * clue_tone))
+    if not on_white_paper and feats.tint is not None:
+        grey &= np.linalg.norm(feats.tint - np.median(feats.tint[strong], axis=0), axis=2) < _CLUES_TINT
     # Beside white cells clearly lighter: where every white cell is grey, none is to compare with.
     if not grey.any() or not (white & ~grey).any() or float(np.median(tone[white & ~grey])) > 0.25 * clue_tone:
         return none
@@ -753,6 +760,9 @@ def _grey_blocks_bounded_by_the_lattice(warped: np.ndarray, lattice: Lattice, fe
 
 #: Tone from which a cell is a grey print rather than white paper with grain.
 _BLOCK_GREY = 0.05
+#: Lab units within which a grey block is of the clue cells' tint (see
+#: :func:`_grey_blocks_bounded_by_the_lattice`).
+_CLUES_TINT = 0.5 * _TINT_APART
 
 
 def _lighter_by_half(feats: CellFeatures, cell: tuple[int, int], other: tuple[int, int]) -> bool:
