@@ -444,6 +444,19 @@ def test_an_app_board_that_draws_every_empty_cell_as_a_zero_is_read():
     assert res.written == ()
 
 
+def test_bold_zeros_in_most_white_cells_are_entries_not_a_dashed_diagonal_in_every_cell():
+    """An app's 14x14 board in 553 px, blocks and clue cells light blue with a diagonal, a bold
+    "0" (or a digit) in every white cell. With most white cells so filled, their paper came out
+    only 0.09 of the way to ink darker than the reference (which they pulled down), not looked
+    at for a large entry, and their zeros' strokes crossing the diagonal passed for a dashed
+    line: "a diagonal in every cell", every cell taken for print, read turned upside down, and
+    unreadable ("20 of 34 runs are a single cell"). Cells are looked at for a large entry from
+    half as dark, and where a quarter of the light cells hold one with no diagonal line, the
+    grid has no diagonal in every cell. Rendered from a corpus puzzle (bench style:zero_cells,
+    seed 77, #7; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "zero_cells_bold_zeros_in_a_small_board_light_blue_print_14x14_render.jpg")
+
+
 def test_bold_zeros_two_thirds_of_a_cell_tall_are_no_grid_lines():
     """A photographed page, green tinted blocks, faint lines between the white cells and a bold
     "0" two thirds of a cell tall in every empty cell: the zeros' sides outshine the grid lines.

@@ -46,6 +46,7 @@ class CellFeatures:
         digit crossing it does not.
     paper : the cell's paper grey level (0..255), and ``ink`` the image's darkest ink level.
     tint : the cell's paper tint (Lab a, b; (n_rows, n_cols, 2)), None for a grey image.
+    entry : (bool) the cell holds a large entry, its paper taken from its frame.
     """
 
     tone: np.ndarray
@@ -55,6 +56,7 @@ class CellFeatures:
     paper: np.ndarray | None = None
     ink: float = 0.0
     tint: np.ndarray | None = None
+    entry: np.ndarray | None = None
 
 
 def _colour_apart(tint: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -234,7 +236,7 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     ref = _paper_tint_field(tint, lightest)
     return CellFeatures(tone=tone, diagonal=diagonal, colour=np.clip(_colour_apart(tint, ref), 0, 1),
                         dashed=np.clip(diag_dashed / span, 0, 1), paper=paper, ink=ink,
-                        tint=tint if lab is not None else None)
+                        tint=tint if lab is not None else None, entry=entry)
 
 
 def classify_cells(warped: np.ndarray, lattice: Lattice, *, shadow_edges: Sequence[ShadowEdge] | None = None
@@ -1158,7 +1160,23 @@ def _diagonal_in_every_cell(feats: CellFeatures) -> bool:
     light = feats.tone < 0.3
     if light.sum() < 8 or feats.dashed is None:
         return False
+    if feats.entry is not None:
+        # A large entry's strokes cross the diagonal in two places, and pass for a dashed line
+        # (an app's bold "0" in every empty cell): cells holding one show the grid's diagonal
+        # as a line along it, or none.
+        entries = light & feats.entry
+        if entries.sum() >= _ENTRY_SHARE * light.sum() and \
+                float(np.median(feats.diagonal[entries])) < _FAINT_DIAGONAL:
+            return False
+        light &= ~feats.entry
+        if not light.any():
+            return False
     return float(np.mean(feats.dashed[light] > _FAINT_DIAGONAL)) >= _EVERY_DIAGONAL
+
+
+#: Share of the light cells holding large entries from which they say whether a diagonal is
+#: printed in every cell.
+_ENTRY_SHARE = 0.25
 
 
 def _classes_by_numbers(warped: np.ndarray, lattice: Lattice, feats: CellFeatures) -> CellClasses:
@@ -1629,7 +1647,7 @@ def _paper_past_large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndar
     mid = 0.5 * (light + ink)
     entry = np.zeros(paper.shape, bool)
     paper = paper.copy()
-    for r, c in zip(*np.nonzero((paper < light - _ENTRY_DARKER * (light - ink)) & ~empty)):
+    for r, c in zip(*np.nonzero((paper < light - _ENTRY_LOOKED_AT * (light - ink)) & ~empty)):
         x0, y0, x1, y1 = lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1], lattice.row_edges[r + 1]
         frame = _frame(gray, x0, y0, x1, y1)
         if not frame.size:
@@ -1653,6 +1671,10 @@ def _paper_past_large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndar
 #: How much darker than the white cells' paper (a share of the way to ink) a cell's paper must
 #: come out to be looked at for a large entry.
 _ENTRY_DARKER = 0.1
+#: Looked at from half that: where most white cells hold a large bold "0" (an app's empty cells),
+#: their paper pulls the white cells' reference down with it, and theirs came out only 0.09 of
+#: the way darker (a 14x14 board in 553 px, light blue blocks 0.11: all cells taken for print).
+_ENTRY_LOOKED_AT = 0.5 * _ENTRY_DARKER
 
 
 #: Percent of a cell's frame that may be dark (a large entry's strokes reaching it) while the rest
