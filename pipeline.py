@@ -321,9 +321,12 @@ def _read_turned(image: np.ndarray, turns: tuple[int, ...], time_limit_s: float,
     return best
 
 
-def _read_score(results: list[PuzzleResult]) -> tuple[int, int]:
-    """How well an image was read: puzzles solved, then puzzles read at all."""
-    return sum(r.status == Status.solved for r in results), sum(map(_was_read, results))
+def _read_score(results: list[PuzzleResult]) -> tuple[int, int, int]:
+    """How well an image was read: puzzles solved, then puzzles read at all, then clue numbers
+    legible (a grid turned the wrong way reads none: "40 of 40 clues could not be read" stood for
+    a grid whose right turn read all but two)."""
+    legible = sum(bool(side.options) for r in results if r.reading is not None for side in r.reading.sides)
+    return sum(r.status == Status.solved for r in results), sum(map(_was_read, results)), legible
 
 
 def _quarter_turns_matrix(shape: tuple[int, ...], k: int) -> np.ndarray:

@@ -243,6 +243,28 @@ def test_a_grid_lying_a_quarter_turn_whose_diagonals_are_faint_is_read_upright()
     assert res.turned == 270
 
 
+def test_grey_clue_cells_with_two_white_numbers_over_the_diagonal_are_not_shaded_paper():
+    """Grey clue cells with a dark diagonal and bold white numbers, lying a quarter turn from
+    upright. A clue cell holding two numbers has them over most of its diagonal: two such cells
+    measured plain and lighter than the others (tone 0.2-0.27 against 0.38), and were taken for
+    white paper in a soft shade ("grey cells without a diagonal where the blocks carry one"); a
+    quarter of their pixels are near white, which paper in a shade never is. Read upright the
+    reading was then unreadable, and so was the wrong quarter turn, tried first and kept on the
+    tie ("40 of 40 clues could not be read", 9x11 on its side): of two unreadable turns, the
+    one with more legible clues stands. Still left: a third such cell is lighter than the split
+    itself and is read white (row 3, column 4), and the small numbers leave two readings, so the
+    puzzle is honestly unreadable. Rendered from a corpus puzzle (bench tier turned, seed 77,
+    #2; its transcription), stored as JPEG."""
+    name = "turned_grey_clue_cells_two_large_white_numbers_over_the_diagonal_12x10_render.jpg"
+    truth = grid_tokens(load_transcription(IMAGES / name))
+    (res,) = solve_image(load_image(IMAGES / name))
+    read = grid_tokens(res.puzzle)
+    assert (len(read), len(read[0])) == (len(truth), len(truth[0])) == (12, 10)
+    for r, c in ((7, 3), (9, 5)):  # "14\21" and "16\24": two numbers over the diagonal
+        assert "\\" in truth[r][c] and read[r][c] != "."
+    assert res.status != "solved" or dict(res.solution.values) == dict(solve_puzzle(load_transcription(IMAGES / name)).values)
+
+
 def test_a_faint_colour_cast_over_a_corner_does_not_make_blocks_where_every_cell_has_a_diagonal():
     """A diagonal in every cell and pale hatched blocks: the split between paper and print falls
     low, and a camera's colour cast over the grid's lower left corner (3 Lab units from the

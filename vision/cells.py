@@ -386,9 +386,32 @@ def _plain_among_diagonal_blocks(warped: np.ndarray, lattice: Lattice, feats: Ce
     plain &= ((np.abs(feats.tone - np.median(feats.tone[drawn])) > _UNLIKE_TONE)
               | (np.abs(feats.colour - np.median(feats.colour[drawn])) > _UNLIKE_COLOUR))
     plain &= ~_numbered(warped, lattice, plain)
+    # Nor light marks: grey clue cells printing two large white numbers over their diagonal
+    # (tone 0.14-0.27 against the others' 0.38, a quarter of their pixels near white) measured
+    # plain, and no number in a corner.
+    plain &= ~_light_marks(warped, lattice, feats, plain)
     if not plain.any() or not _plausible_layout(white | plain):
         return none
     return plain
+
+
+def _light_marks(warped: np.ndarray, lattice: Lattice, feats: CellFeatures, cells: np.ndarray) -> np.ndarray:
+    """Which of ``cells`` carry light marks: a share (``_LIGHT_MARKS``) of their pixels lighter than
+    their paper by half the way to white. Paper in a soft shade, grey all over, carries none."""
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    marked = np.zeros_like(cells)
+    for r, c in zip(*np.nonzero(cells)):
+        values = _crop(gray, lattice.col_edges[c], lattice.row_edges[r], lattice.col_edges[c + 1],
+                       lattice.row_edges[r + 1], 0.14)
+        paper = float(feats.paper[r, c])
+        marked[r, c] = values.size > 0 and float(np.mean(values > paper + 0.5 * (255 - paper) + _PAPER_BAND)) \
+            >= _LIGHT_MARKS
+    return marked
+
+
+#: Share of a cell's pixels that, far lighter than its paper, are light marks (white numbers: a
+#: quarter to a third of a clue cell holding two).
+_LIGHT_MARKS = 0.05
 
 
 def _selection_tint(feats: CellFeatures, non_white: np.ndarray) -> np.ndarray:
