@@ -517,3 +517,15 @@ def test_two_counts_of_one_outline_about_as_clear_keep_the_squarer_cells():
     eight = (np.float32([[334.2, 582.0], [1074.1, 478.2], [1179.3, 1227.1], [439.4, 1331.3]]), 1.0, (8, 9), ())
     for found in ([nine, eight], [eight, nine]):
         assert [kept[2] for kept in _drop_nested(found)] == [(9, 9)]
+
+
+def test_grey_tiles_round_an_apps_board_parted_by_page_coloured_gaps_are_its_first_row_and_column():
+    """An app's board of rounded tiles on a light grey page: grey blocks, black clue tiles, white
+    cells, parted by gaps of the page's own grey. The outline round the whole board (7x7, 1.0)
+    was not taken in, its first row and column of grey tiles "not lined all round": the gaps
+    between two grey tiles show no line, and grey tiles are lighter than the halfway cut that
+    makes a blank cell dark (dark cells need no line between them). The 6x6 left had runs of
+    one cell, and was unreadable. Blank cells a quarter of the way from paper to ink count as
+    dark there too. Rendered from a corpus puzzle (bench style:rounded_app, seed 78, #1; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "rounded_app_grey_tiles_round_the_board_parted_by_page_coloured_gaps_7x7_render.jpg")

@@ -412,6 +412,9 @@ def _lines_crossing(gray_small: np.ndarray, probe):
     # an app's board shows its gaps faintly, grey on grey. But only blank ones: text is marks on
     # paper, and a row of buttons under an app's grid is as dark as its blocks but lettered.
     dark = _ink_share(_below_cut(warped, rows, cols), rows, cols) > 0.5
+    # Grey tiles too (a quarter of the way from paper to ink or more): an app's grey blocks
+    # round its board, parted by light gaps as pale as the page, show no line at all.
+    dark |= _ink_share(_below_cut(warped, rows, cols, _GREY_CUT), rows, cols) > 0.5
     dark &= _blank_cells(warped, rows, cols, dark)
     row_sup = _band_support(cum_v, dark, rows, cols, cell)
     col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
@@ -1320,16 +1323,21 @@ def _extend_over_black(bands: np.ndarray, lines: np.ndarray, below: np.ndarray, 
     return bands
 
 
-def _below_cut(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Integral image of pixels darker than halfway between the grid's paper and its ink."""
+def _below_cut(gray: np.ndarray, rows: np.ndarray, cols: np.ndarray, share: float = 0.5) -> np.ndarray:
+    """Integral image of pixels darker than ``share`` of the way from the grid's paper to its ink
+    (halfway by default)."""
     y0, y1 = max(0, int(rows[0])), min(gray.shape[0], int(np.ceil(rows[-1])))
     x0, x1 = max(0, int(cols[0])), min(gray.shape[1], int(np.ceil(cols[-1])))
     region = gray[y0:y1:2, x0:x1:2]
     if region.size == 0:
         region = gray
     paper, ink = percentile(region, [95, 2])
-    cut = (float(paper) + float(ink)) / 2
+    cut = float(paper) - share * (float(paper) - float(ink))
     return cv2.integral((gray < cut).astype(np.uint8)).astype(np.float64)
+
+
+#: Share of the way from paper to ink under which a blank cell is a grey tile (see _lines_crossing).
+_GREY_CUT = 0.25
 
 
 def _dark_beyond(below: np.ndarray, band: np.ndarray, lines: np.ndarray) -> bool:
