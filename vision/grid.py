@@ -411,10 +411,10 @@ def _lines_crossing(gray_small: np.ndarray, probe):
     # Blocks need no line between them, as in _trim_unsupported: a column of grey tiles round
     # an app's board shows its gaps faintly, grey on grey. But only blank ones: text is marks on
     # paper, and a row of buttons under an app's grid is as dark as its blocks but lettered.
-    dark = _ink_share(_below_cut(warped, rows, cols), rows, cols) > 0.5
-    # Grey tiles too (a quarter of the way from paper to ink or more): an app's grey blocks
-    # round its board, parted by light gaps as pale as the page, show no line at all.
-    dark |= _ink_share(_below_cut(warped, rows, cols, _GREY_CUT), rows, cols) > 0.5
+    # Grey tiles too (a quarter of the way from paper to ink or more, which takes in all that
+    # the halfway cut does): an app's grey blocks round its board, parted by light gaps as pale
+    # as the page, show no line at all.
+    dark = _ink_share(_below_cut(warped, rows, cols, _GREY_CUT), rows, cols) > 0.5
     dark &= _blank_cells(warped, rows, cols, dark)
     row_sup = _band_support(cum_v, dark, rows, cols, cell)
     col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
