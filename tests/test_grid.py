@@ -402,6 +402,19 @@ def test_rows_reaching_past_the_picture_edge_do_not_make_a_grid_larger():
     assert_solved_as_transcribed(IMAGES / "grid_at_the_top_edge_a_quad_reaching_off_the_picture_11x11_render.webp")
 
 
+def test_a_quad_past_two_opposite_edges_gives_way_to_one_within_the_picture():
+    """A dark-mode app board with a light frame, the dark screen past it barely a third of a cell
+    wide on every side: the board's lattice, run on a cell past the frame each way, counted 15x15
+    in a quad reaching a third of a cell past all four edges of the picture (1.00 clear) against
+    13x13 inside (0.92), and was kept, as a grid cut off by the picture's edge is (unreadable:
+    a run of 14 cells). A grid cut off on two opposite sides at once is no grid framed inside
+    the picture. Rendered from a corpus puzzle (bench style dark_mode, seed 79, #9; its
+    transcription; JPEG quality 80)."""
+    path = IMAGES / "dark_board_light_frame_filling_the_picture_13x13_render.jpg"
+    truth = load_transcription(path)
+    assert [g.shape for g in locate_puzzles(load_image(path))] == [(truth.n_rows, truth.n_cols)]
+
+
 def test_blank_cells_all_at_once_match_each_cells_percentiles():
     """The blank-cell test of a probe, worked from each cell's histogram, says what numpy's
     percentiles of each cell's middle say, cell by cell (random greys, flat cells with specks,

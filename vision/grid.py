@@ -175,7 +175,13 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
         # Rows or columns past the picture's edge are not seen, however clear the lines inside:
         # on a screenshot a quad two columns wider, reaching off the screen, scores as well as
         # the board's own. (A grid cut off by the picture's edge is found as before.)
-        seen = [p for p in probes if _within_picture(small, p)] if _within_picture(small, best) else probes
+        # Nor where the clearest reaches past two opposite edges while another quad lies within
+        # the picture: a grid cut off both ways is no grid framed inside it; a dark board's light
+        # frame and the dark screen past it counted a row more on every side.
+        within = [p for p in probes if _within_picture(small, p)]
+        seen = within if within and (_within_picture(small, best) or _past_opposite_edges(small, best)) else probes
+        if not any(p is best for p in seen):
+            best = _clearest(seen)
         chosen = max((p for p in seen if p[1] >= best[1] - _AS_CLEAR
                       and (p[2] == best[2] or _continues(p, best))),
                      key=lambda p: cv2.contourArea(p[0]))
@@ -247,9 +253,21 @@ def _with_nested_outlines(item, found: list, kept: list):
 
 def _within_picture(image: np.ndarray, probe) -> bool:
     """Whether a probe's quad stays within a quarter of a cell of the picture's edges."""
+    return not _past_edges(image, probe).any()
+
+
+def _past_edges(image: np.ndarray, probe) -> np.ndarray:
+    """Which of the picture's edges (left, top, right, bottom) a probe's quad reaches past by more
+    than a quarter of a cell."""
     margin = 0.25 * _quad_cell(probe[0], probe[2])
-    return bool((probe[0].min(axis=0) >= -margin).all()
-                and (probe[0].max(axis=0) <= np.array(image.shape[1::-1]) + margin).all())
+    return np.concatenate([probe[0].min(axis=0) < -margin,
+                           probe[0].max(axis=0) > np.array(image.shape[1::-1]) + margin])
+
+
+def _past_opposite_edges(image: np.ndarray, probe) -> bool:
+    """Whether a probe's quad reaches past both of two opposite edges of the picture."""
+    past = _past_edges(image, probe)
+    return bool((past[:2] & past[2:]).any())
 
 
 def _clearest(probes: list):
