@@ -980,6 +980,17 @@ def test_a_lattice_across_a_puzzle_and_its_answer_key_gives_way_to_both():
     _assert_puzzle_solved_then_its_answer_key(image)
 
 
+def test_a_puzzles_lattice_run_on_into_its_answer_key_gives_way_to_the_puzzle():
+    """A photographed page with a puzzle and, beside it and higher, its answer grid. The page's
+    outline counted a 9x14 lattice (0.70 clear) from the puzzle's left edge into the answer
+    grid's fifth column; continuing the puzzle's own 9x9 (1.00), it was kept as the grid holding
+    it and read with 26 of 44 clues lost. A lattice reaching into another grid found beside it,
+    clearer than it, holds no more of one grid. Rendered from a corpus puzzle (bench style
+    answer_key, seed 79, #11; its transcription; WebP quality 95)."""
+    image = IMAGES / "puzzle_beside_its_answer_key_a_lattice_run_on_into_the_key_9x9_render.webp"
+    _assert_puzzle_solved_then_its_answer_key(image)
+
+
 @pytest.mark.parametrize("name", ["app_board_cursor_row_and_column_tinted_11x11_render",
                                   "app_board_pencil_marks_selected_cell_deeper_12x12_render"])
 def test_white_cells_an_app_tints_round_the_selected_cell_are_white(name):

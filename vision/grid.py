@@ -200,6 +200,10 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
     def holds(big, part) -> bool | None:
         if not _continues(big, part):
             return None
+        # A lattice run on into another grid found beside it, clearer than it (a puzzle's run
+        # on over the gap into its answer key), holds no more of one grid: the part is the grid.
+        if any(other[1] > big[1] and _reaches_into(big[0], other[0]) for other in found):
+            return False
         # A row reaching past the picture's edge is not seen, lined or not: the part is the grid.
         big_small = (big[0] * scale, big[1], big[2])
         if not _within_picture(small, big_small):
@@ -222,6 +226,15 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
 #: clue cell's paper triangle, a tile, a block (no Kakuro has fewer than MIN_CELLS cells a side,
 #: and the cells of a grid are not smaller than a third of those round it).
 _WITHIN_CELLS = 1.5
+
+
+def _reaches_into(quad_xy: np.ndarray, other_xy: np.ndarray) -> bool:
+    """Whether a quad covers a fifth or more of another whose middle lies outside it."""
+    middle = tuple(float(v) for v in other_xy.mean(axis=0))
+    if cv2.pointPolygonTest(quad_xy.reshape(-1, 1, 2).astype(np.float32), middle, False) >= 0:
+        return False
+    common, _ = cv2.intersectConvexConvex(quad_xy.astype(np.float32), other_xy.astype(np.float32))
+    return common >= 0.2 * cv2.contourArea(other_xy.astype(np.float32))
 
 
 def _within_a_cell_of(quad_xy: np.ndarray, grid_xy: np.ndarray, shape: tuple[int, int]) -> bool:
