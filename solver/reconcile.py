@@ -514,6 +514,7 @@ def _accept(ctx: _Context, values: dict, cost: int, solution: Solution, rival: d
         anchors = [j for j in values if j not in changed]
         confirmed = {k for k in changed if ctx.raw_first[k] is not None
                      and ctx.prints_as(k, values[k], ctx.raw_first[k], anchors, values)}
+        confirmed |= _misread_in_kind(ctx, values, [k for k in changed if k not in confirmed], anchors)
         if confirmed:
             log.info("%d of %d corrections confirmed by the print", len(confirmed), len(changed))
     unconfirmed = [k for k in changed if k not in confirmed]
@@ -678,6 +679,37 @@ def _looks_like(k: SideKey, a: int, b: int, anchors: list[SideKey], values: dict
                 or 1.0 - look_other < _LOOK_RATIO * (1.0 - look_same):
             return False
     return True
+
+
+def _misread_in_kind(ctx: _Context, values: dict, changed: list[SideKey], anchors: list[SideKey]) -> set[SideKey]:
+    """Corrections that repeat one: ``_IN_KIND`` or more sides the rules set to one value, whose
+    numbers all print alike (``_SAME_LOOK``) and more alike than any of them to a side kept as
+    read with another value, are one number misread wherever it is printed (a font's "17" read
+    "14", "1" and "11" in turn): all of them but one.
+
+    Runs that cross different cells set each of those values on their own, so each is evidence
+    the others are not; where no clean print of that number is left to compare with
+    (:func:`_looks_like`), they confirm one another."""
+    groups: dict[int, list[SideKey]] = {}
+    for k in changed:
+        groups.setdefault(values[k], []).append(k)
+    confirmed: set[SideKey] = set()
+    for value, group in groups.items():
+        if len(group) < _IN_KIND:
+            continue
+        looks = [ctx.resemble(a, b) for i, a in enumerate(group) for b in group[i + 1:]]
+        if any(look is None or look < _SAME_LOOK for look in looks):
+            continue
+        others = [ctx.resemble(a, j) for a in group for j in anchors if values[j] != value]
+        if any(look is not None and look >= min(looks) for look in others):
+            continue
+        log.info("%d sides corrected to %d print alike: one number misread in kind", len(group), value)
+        confirmed.update(sorted(group)[1:])
+    return confirmed
+
+
+#: Sides corrected to one value and printed alike that confirm one another (:func:`_misread_in_kind`).
+_IN_KIND = 3
 
 
 def _print_contradicts(ctx: _Context, values: dict, changed: list[SideKey]) -> list[SideKey]:

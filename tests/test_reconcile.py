@@ -488,3 +488,14 @@ def test_a_search_cut_short_by_readings_with_several_solutions_says_so():
     assert result.status == "unreadable" and result.solution is None
     assert "the likeliest readings of the clues each leave the puzzle several solutions" in result.problems[0]
     assert "in time" not in result.problems[0]
+
+
+def test_one_number_misread_in_kind_wherever_printed_counts_as_one_correction():
+    """A photographed page in a font whose "17" the readers took for "14", "1", "1" and "11" in
+    four clue cells, no other "7" printed to compare with. The rules set all four to 17, and the
+    four print alike: one number misread in kind, not four corrections "too many to trust".
+    Rendered from a corpus puzzle (bench tier photo, seed 79, #2; its transcription; JPEG
+    quality 90)."""
+    from conftest import IMAGES, assert_solved_as_transcribed
+
+    assert_solved_as_transcribed(IMAGES / "one_font_seventeen_misread_four_ways_no_other_seven_printed_9x9_render.jpg")
