@@ -1798,7 +1798,9 @@ _SURE_READ = 0.9
 _SMOOTHED_LOOK_SHARE = 1 / 3
 _SMOOTHING = 1.5 / 72
 #: The grid's median :func:`_fine_grain` from which it is read smoothed: 0.09-0.5 on newspapers'
-#: screens, 0.01-0.08 on most print and screens, and on cells enlarged from a few pixels.
+#: screens, 0.00-0.04 where cells were enlarged from a few pixels (digits 7-10 pixels high, which
+#: smoothing closes up), and anything from 0 to 0.3 on other print (half of the test images'
+#: grids under 0.08): the many unsure reads are what call for the second look.
 _GRAINY = 0.09
 #: A pixel stands off its surroundings by this share of its cell's contrast.
 _GRAIN_STEP = 0.15
