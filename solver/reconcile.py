@@ -687,9 +687,8 @@ def _misread_in_kind(ctx: _Context, values: dict, changed: list[SideKey], anchor
     read with another value, are one number misread wherever it is printed (a font's "17" read
     "14", "1" and "11" in turn): all of them but one.
 
-    Runs that cross different cells set each of those values on their own, so each is evidence
-    the others are not; where no clean print of that number is left to compare with
-    (:func:`_looks_like`), they confirm one another."""
+    Each of those values is set by runs of its own, apart from the others: where no clean print
+    of that number is left to compare them with (:func:`_looks_like`), they confirm one another."""
     groups: dict[int, list[SideKey]] = {}
     for k in changed:
         groups.setdefault(values[k], []).append(k)
