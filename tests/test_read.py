@@ -307,3 +307,15 @@ def test_a_printed_grid_of_900_cells_passes_the_glance():
     geometries = locate_puzzles(image)
     assert [g.lattice.shape for g in geometries] == [(30, 30)]
     assert glance_at_grid(image, geometries[0]) is None
+
+
+def test_grid_lines_running_out_of_the_frame_are_followed_again_in_a_wider_one():
+    """A photographed book page, numbers in white discs, a first column of black clue cells
+    against a thick black border: the outline found was skewed against the grid, and the grid's
+    left line, followed in the straightened frame, ran from a third of a cell inside it to a
+    quarter of a cell past its edge. Past the edge the cells were filled with the frame's last
+    pixels: the first column's clue cells came out stretched sideways, their discs too wide to
+    be discs, and "16" and "45" went unread. Lines running out of the frame are followed again
+    in a frame half a cell wider. Rendered from a corpus puzzle (bench style discs_black, seed 79,
+    #7; its transcription; WebP quality 97)."""
+    assert_solved_as_transcribed(IMAGES / "discs_first_column_of_clue_cells_cut_off_by_a_skewed_outline_10x10_render.webp")

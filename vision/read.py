@@ -222,11 +222,18 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     # only the latter is then found on the outline (within _ON_OUTLINE), and only then taken.
     # (A photographed newspaper's right line, a quarter cell inside a border found too wide,
     # came out 0.12 cell inside it.)
+    # So are lines that run out of the frame: an outline skewed against the grid (a tilted page,
+    # a first column of black clue cells against a thick border) leaves a corner of the grid
+    # outside it, where the follower finds only the frame's edge and the cells there come out
+    # stretched. Those are taken where the wider frame's mesh is the more regular.
     bowed = mesh_bow(corners_xy, lattice) > BOW_CELLS
-    if bowed or mesh_inside_outline(corners_xy, lattice) > BOW_CELLS:
+    inside = mesh_inside_outline(corners_xy, lattice) > BOW_CELLS
+    cut_off = _out_of_frame(corners_xy, lattice, warped.shape) > _OUT_OF_FRAME
+    if bowed or inside or cut_off:
         wider, H_wider, lattice_wider = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
         wider_xy = refine_lattice_mesh(wider, lattice_wider)
-        if bowed or mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE:
+        if bowed or inside and mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE or cut_off and \
+                mesh_irregularity(wider_xy, lattice_wider) < mesh_irregularity(corners_xy, lattice):
             warped, H, lattice, corners_xy = wider, H_wider, lattice_wider, wider_xy
     irregularity = mesh_irregularity(corners_xy, lattice)
     stray = _stray_line(corners_xy, lattice)
@@ -264,6 +271,17 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
 
 #: How far (in cells) inside the outline an outer line followed again may lie and be on it.
 _ON_OUTLINE = 0.1
+#: How far (in cells) past the frame's edge a followed line may run before the grid is followed
+#: again in a wider frame.
+_OUT_OF_FRAME = 0.2
+
+
+def _out_of_frame(corners_xy: np.ndarray, lattice: Lattice, shape: tuple[int, ...]) -> float:
+    """How far (in cells) the mesh's farthest crossing lies past the edge of a frame of ``shape``."""
+    h, w = shape[:2]
+    past = max(float(-corners_xy[..., 0].min()), float(corners_xy[..., 0].max() - w),
+               float(-corners_xy[..., 1].min()), float(corners_xy[..., 1].max() - h), 0.0)
+    return past / max(lattice.cell_size, 1e-6)
 
 
 def _stray_line(corners_xy: np.ndarray, lattice: Lattice) -> float:
