@@ -232,8 +232,8 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     if bowed or inside or cut_off:
         wider, H_wider, lattice_wider = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
         wider_xy = refine_lattice_mesh(wider, lattice_wider)
-        if bowed or inside and mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE or cut_off and \
-                mesh_irregularity(wider_xy, lattice_wider) < mesh_irregularity(corners_xy, lattice):
+        if bowed or (inside and mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE) or (
+                cut_off and mesh_irregularity(wider_xy, lattice_wider) < mesh_irregularity(corners_xy, lattice)):
             warped, H, lattice, corners_xy = wider, H_wider, lattice_wider, wider_xy
     irregularity = mesh_irregularity(corners_xy, lattice)
     stray = _stray_line(corners_xy, lattice)
