@@ -1812,7 +1812,7 @@ def _fine_grain(cell: np.ndarray) -> float:
     strokes' edges, and a cell enlarged from a few pixels hardly any."""
     g = _to_gray(cell, "cell")
     core = g[_S // 6:-_S // 6, _S // 6:-_S // 6]
-    lo, hi = np.percentile(core, (2, 98))
+    lo, hi = percentile(core, (2, 98))
     off = np.abs(core - cv2.GaussianBlur(g, (0, 0), 2.0)[_S // 6:-_S // 6, _S // 6:-_S // 6])
     return float(np.mean(off > _GRAIN_STEP * max(float(hi - lo), 1.0)))
 

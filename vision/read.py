@@ -229,13 +229,14 @@ def straighten_grid(image: np.ndarray, geometry: GridGeometry
     bowed = mesh_bow(corners_xy, lattice) > BOW_CELLS
     inside = mesh_inside_outline(corners_xy, lattice) > BOW_CELLS
     cut_off = _out_of_frame(corners_xy, lattice, warped.shape) > _OUT_OF_FRAME
+    irregularity = mesh_irregularity(corners_xy, lattice)
     if bowed or inside or cut_off:
         wider, H_wider, lattice_wider = rectify_for_reading(image, geometry, margin_px=READ_CELL_PX // 2)
         wider_xy = refine_lattice_mesh(wider, lattice_wider)
+        wider_irregularity = mesh_irregularity(wider_xy, lattice_wider)
         if bowed or (inside and mesh_inside_outline(wider_xy, lattice_wider) <= _ON_OUTLINE) or (
-                cut_off and mesh_irregularity(wider_xy, lattice_wider) < mesh_irregularity(corners_xy, lattice)):
-            warped, H, lattice, corners_xy = wider, H_wider, lattice_wider, wider_xy
-    irregularity = mesh_irregularity(corners_xy, lattice)
+                cut_off and wider_irregularity < irregularity):
+            warped, H, lattice, corners_xy, irregularity = wider, H_wider, lattice_wider, wider_xy, wider_irregularity
     stray = _stray_line(corners_xy, lattice)
     if irregularity > _REFIT_IRREGULARITY or stray > _STRAY_LINE:
         # The lines followed may be the sides of large entries (an app's "0" in every empty cell)
