@@ -511,6 +511,18 @@ def test_zeros_on_a_photographed_board_do_not_halve_its_columns():
     assert_solved_as_transcribed(IMAGES / "zero_cells_zeros_half_a_cell_apart_photo_8x8_render.jpg")
 
 
+def test_zeros_two_to_a_cell_do_not_cut_the_board_down_to_its_clearer_part():
+    """Rounded grey tiles on a grey board, a "0" in every empty cell, blocks along the first rows
+    and columns. Over the whole board the zeros' sides made the columns a lattice twice as fine
+    (20 for 10, 0.67) that outscored the ten columns as wide as the rows are tall (0.55), so no
+    12x10 grid was found, only a 10x8 part of it clear of the blocks (its first two rows and
+    columns lost). A lattice two or three times as fine as the cells is their print, not a rival;
+    and a larger lattice continuing the clearest, lined all round, holds it whatever it scores.
+    Rendered from a corpus puzzle (bench style:zero_cells, seed 81, #3; its transcription),
+    stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "zero_cells_rounded_tiles_two_rows_of_blocks_first_12x10_render.jpg")
+
+
 def test_a_run_of_nine_headed_by_a_clue_whose_lower_half_is_white_is_not_a_lattice_run_on():
     """Tinted clue triangles on white, a "0" in every empty cell, a row of nine white cells next
     to last: its clue cell's white lower half looked like paper, so the row read as a run of ten,

@@ -188,8 +188,9 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
         # One with more rows or columns that holds the clearest quad and continues its lattice
         # (cells of the same size) is the same grid with the rows the clearest one cut off, and
         # may score a little lower still: grey blocks round an app's grid blur its border lines.
-        wider = [p for p in seen if p[1] >= best[1] - _EXTENSION_SLACK and p[2] != chosen[2]
-                 and p[2][0] >= chosen[2][0] and p[2][1] >= chosen[2][1] and _continues(p, best)]
+        wider = [p for p in seen if p[2] != chosen[2] and p[2][0] >= chosen[2][0] and p[2][1] >= chosen[2][1]
+                 and _continues(p, best) and (p[1] >= best[1] - _EXTENSION_SLACK
+                                              or _lined_all_round(small, p, chosen))]
         quad_xy, contrast, shape = max(wider, key=lambda p: cv2.contourArea(p[0])) if wider else chosen
         # The others, clearest first, stand in where the chosen one cannot be refined into a
         # grid (a quad that took in the text beside the grid as a dozen more columns).
@@ -1132,7 +1133,11 @@ def _fit_like(profile: np.ndarray, other_edges: np.ndarray, edges: np.ndarray, c
         # large "0" in every empty cell) can be a finer lattice between other lines that scores
         # better, with cells of the wrong length.
         fitted, score = _fit_edges(profile, n, cell_like=cell)
-        if score >= _MIN_CONTRAST_LIKE and score > contrast and (best is None or score > best[1] + _WIDER_TIE):
+        # A lattice two or three times as fine, clearer, is the print inside these cells (the
+        # straight sides of an app's large "0" in every empty cell, two to a cell): no rival.
+        finer_print = (len(edges) - 1) in (2 * n, 3 * n)
+        if score >= _MIN_CONTRAST_LIKE and (score > contrast or finer_print) and (
+                best is None or score > best[1] + _WIDER_TIE):
             best = (fitted, score)
     return (best[0], _MIN_CONTRAST) if best is not None else (edges, contrast)
 
