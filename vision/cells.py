@@ -280,7 +280,7 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     for what, find in (
             ("blank cells share the clue cells' paper tone",
              lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken,
-                                             feats.tint)),
+                                             feats.tint, feats.paper, feats.ink)),
             ("white-looking cells carry a diagonal",
              lambda taken: _faint_diagonals(feats.diagonal, taken, warped, lattice)),
             ("white-looking cells are printed as a screen of dots, as the print is",
@@ -1433,7 +1433,8 @@ def _clear_border_lines(mask: np.ndarray, edge: int) -> None:
 
 
 def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray,
-                      tint: np.ndarray | None = None) -> np.ndarray:
+                      tint: np.ndarray | None = None, paper_level: np.ndarray | None = None,
+                      ink: float = 0.0) -> np.ndarray:
     """Cells taken for white whose paper has the tint of the grid's clue cells.
 
     A light grey or pale blue block (a blank cell printed in the clue cells' tint) has no
@@ -1443,7 +1444,9 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     clearly apart from the white cells' (far outside their spread) and at least half way to
     the clue cells' tone. Where the clue cells are tinted (``tint``, Lab a and b per cell), a
     cell of another tint is not their print, however far from white: an app's cursor tints a row
-    and a column of white cells green beside pink clue cells and blocks.
+    and a column of white cells green beside pink clue cells and blocks. Given the cells' paper
+    grey level (``paper_level``, and the print's ``ink``), a cell joined side by side to a white cell as light
+    as it is white paper in shade (see :func:`_shaded_paper`).
     """
     clue = non_white & _clear_diagonals(diagonal)
     white = ~non_white
@@ -1470,7 +1473,34 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     # Only a minority of the white cells may turn grey: otherwise the split is no split.
     if grey.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
-    return _darker_than_the_paper_nearby(tone, grey, paper & ~grey, 0.5 * (clue_tone - white_tone))
+    grey = _darker_than_the_paper_nearby(tone, grey, paper & ~grey, 0.5 * (clue_tone - white_tone))
+    if paper_level is None or not grey.any():
+        return grey
+    span = max(float(np.median(paper_level[paper])) - ink, 20.0)
+    return grey & ~_shaded_paper(grey, paper_level, paper & ~grey, 0.5 * (clue_tone - white_tone) * span)
+
+
+def _shaded_paper(cells: np.ndarray, level: np.ndarray, paper: np.ndarray, by: float) -> np.ndarray:
+    """Of ``cells``, those joined side by side to a ``paper`` cell through cells each no more than
+    ``by`` grey levels darker than the one before (``level``): the white cells in a shadow.
+
+    A cell's tone is measured against the whitest paper within two cells: across a crease or a
+    shadow's straight edge the white cells on the dark side near it (lit 9% less) measured as
+    grey as pale pink clue cells, while those further in, as dark, measured as white. A grey
+    block is darker than the white cells beside it, whatever the light; shaded paper is not.
+    """
+    shaded = np.zeros_like(cells)
+    lit = paper.copy()
+    n_rows, n_cols = cells.shape
+    grown = True
+    while grown:
+        grown = False
+        for r, c in zip(*np.nonzero(cells & ~shaded)):
+            for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if 0 <= nr < n_rows and 0 <= nc < n_cols and lit[nr, nc] and level[nr, nc] - level[r, c] < by:
+                    shaded[r, c] = lit[r, c] = grown = True
+                    break
+    return shaded
 
 
 def _darker_than_the_paper_nearby(tone: np.ndarray, cells: np.ndarray, paper: np.ndarray, by: float) -> np.ndarray:
