@@ -298,6 +298,17 @@ def _cells_unlike_transcription(filename: str) -> list[tuple[int, int]]:
     return [(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(kinds != truth))]
 
 
+def test_hatched_blocks_printed_as_a_screen_of_dots_are_blocks_where_every_cell_has_a_diagonal():
+    """A newspaper page, a dotted diagonal in every cell, pale blocks hatched with lines printed as
+    a screen of dots. The dots break the lines up: a block's side showed two of its five lines,
+    or three with a gap of two, where the hatching test asked for three evenly spaced lines on
+    each side. Only 5 of 16 blocks were hatched; the rest, as light as paper, were white cells (a
+    run of ten, unreadable). What is left of the lines lies on one lattice, a whole number of
+    periods apart on both sides of the diagonal. Rendered from a corpus puzzle (bench
+    style:newsprint_dots, seed 81, #9; its transcription), stored as WebP quality 60."""
+    assert_solved_as_transcribed(IMAGES / "newsprint_hatching_as_dots_diagonal_in_every_cell_11x11_render.webp")
+
+
 def test_white_cells_in_light_falling_off_to_a_corner_are_white():
     """A diagonal in every cell, light hatched blocks, and the light falling off towards a
     corner: there the white cells were as grey as the blocks against the whitest paper a few

@@ -1983,6 +1983,10 @@ _HATCH_BAND = 0.12      # the diagonal's own band, left out (share of the side)
 _HATCH_DIP = 0.15       # a line's dip in the profile, share of the cell's contrast
 _HATCH_LINES = 3        # lines on each side of the diagonal, at least
 _HATCH_EVEN = 0.45      # spread of the gaps between lines, share of their mean, at most
+_HATCH_DIPS = 6         # dips on both sides together, at least, for a broken hatching
+_HATCH_PERIODS = np.linspace(5.0, 12.0, 141)  # the spacings a hatching's lines are looked for at
+_HATCH_OFF_LATTICE = 0.25  # how far a dip may lie off the lattice, share of its period
+_HATCH_MISSING = 6      # widest gap between a side's dips, in periods
 _HATCH_K = np.subtract.outer(np.arange(_HATCH_S), np.arange(_HATCH_S)).T  # x - y of each pixel
 
 
@@ -2008,14 +2012,32 @@ def _hatched(cell: np.ndarray) -> bool:
     envelope = cv2.dilate(profile[None, :].astype(np.float32), np.ones((1, 9), np.uint8)).ravel()
     depth = envelope - profile
     band = _HATCH_BAND * _HATCH_S
+    sides = []
     for sign in (-1, 1):
         side = sign * (offsets - _HATCH_S) > band
-        p, d = profile[side], depth[side]
-        dips = [i for i in range(1, len(p) - 1)
-                if p[i] <= p[i - 1] and p[i] < p[i + 1] and d[i] > _HATCH_DIP * (paper - ink)]
-        if len(dips) < _HATCH_LINES:
-            return False
-        gaps = np.diff(dips)
-        if gaps.std() > _HATCH_EVEN * gaps.mean():
-            return False
-    return True
+        p, d, at = profile[side], depth[side], offsets[side]
+        sides.append(np.array([at[i] for i in range(1, len(p) - 1)
+                               if p[i] <= p[i - 1] and p[i] < p[i + 1] and d[i] > _HATCH_DIP * (paper - ink)], float))
+    evenly = all(len(dips) >= _HATCH_LINES and np.diff(dips).std() <= _HATCH_EVEN * np.diff(dips).mean()
+                 for dips in sides)
+    return evenly or _on_one_lattice(sides)
+
+
+def _on_one_lattice(sides: list[np.ndarray]) -> bool:
+    """Whether the dips of a cell's two sides (offsets across the diagonal's direction) lie on one
+    lattice of lines, a line or a few missing here and there.
+
+    A newspaper prints its hatching as a screen of dots: the lines break up, a side shows two of
+    its five lines, or three with a gap of two; but what is left lies a whole number of periods
+    apart, on both sides of the diagonal alike. A number's strokes do not, and a white cell
+    has none."""
+    if min(len(dips) for dips in sides) < 2 or sum(len(dips) for dips in sides) < _HATCH_DIPS:
+        return False
+    at = np.concatenate(sides)
+    turns = np.exp(2j * np.pi * at[None, :] / _HATCH_PERIODS[:, None])
+    period = _HATCH_PERIODS[int(np.argmax(np.abs(turns.mean(axis=1))))]
+    phase = np.angle(np.mean(np.exp(2j * np.pi * at / period))) * period / (2 * np.pi)
+    off = (at - phase) / period
+    if np.abs(off - np.round(off)).max() > _HATCH_OFF_LATTICE:
+        return False
+    return all(np.diff(dips).max() <= _HATCH_MISSING * period for dips in sides)
