@@ -55,6 +55,20 @@ def test_bold_typed_entries_whose_blur_darkens_the_cells_paper_are_not_clues():
     assert_solved_as_transcribed(IMAGES / "bold_typed_entries_on_cream_paper_beside_pale_clue_cells_12x10_render.jpg")
 
 
+def test_typed_entries_in_a_blurred_photo_are_white_cells_not_grey_blocks():
+    """A photographed page, a diagonal in every cell, light grey blocks, the player's large digits
+    typed in blue. Blurred, a digit's strokes darkened its cell's paper tone to 0.11-0.13 of the
+    way to ink, near the blocks' 0.17-0.20, and the frame round it (the grid's lines and the
+    diagonal run through it) came out no lighter than by 5 grey levels: four white cells were
+    taken for blocks and two for clues (unreadable). Between the strokes the paper is as light
+    as the white cells' own and clearly lighter than the cell's commonest tone, where a grey
+    block is grey all over (and a white cell in dimmer light its paper all over): such a cell
+    holds an entry.
+    Rendered from a corpus puzzle (bench style:typed_entries, seed 81, #10; its transcription),
+    stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "typed_entries_blurred_photo_grey_blocks_diagonal_in_every_cell_10x10_render.jpg")
+
+
 def test_large_typed_entries_cut_in_two_by_the_band_along_the_diagonal_are_not_clues():
     """Hatched blocks, a diagonal in every cell, typed "3"s and "7"s whose top and bottom the band
     along the diagonal parts: each part alone is as tall as a clue number and off the diagonal,

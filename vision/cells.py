@@ -1710,9 +1710,15 @@ def _paper_past_large_entries(gray: np.ndarray, lattice: Lattice, paper: np.ndar
             # Paper only a little darker than the white cells' (a bold entry's strokes and their
             # blur a third of the cell, not over half): a light frame is not enough, since a grey
             # tile inset in a light gap has one too. A digit leaves paper between its strokes.
+            # Or, in a blurred photo, paper between the strokes as light as the white cells' own
+            # and clearly lighter than the cell's commonest tone (the frame then no clearer than
+            # the strokes' blur: the grid's diagonal and lines run through it), where a grey tile
+            # is its grey all over, and a white cell in dimmer light its paper all over.
             inner = _crop(gray, x0, y0, x1, y1, _FRAME_OUT)
-            if not (lit > paper[r, c] + _ENTRY_DARKER * (light - ink) and inner.size
-                    and float(percentile(inner, 90)) > 0.5 * (lit + paper[r, c])):
+            between = float(percentile(inner, 90)) if inner.size else 0.0
+            step = _ENTRY_LOOKED_AT * (light - ink)
+            if not (lit > paper[r, c] + _ENTRY_DARKER * (light - ink) and between > 0.5 * (lit + paper[r, c])
+                    or lit >= paper[r, c] and between >= max(light - step, paper[r, c] + step)):
                 continue
         elif lit <= mid:
             continue
