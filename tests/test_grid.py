@@ -542,3 +542,15 @@ def test_grey_tiles_round_an_apps_board_parted_by_page_coloured_gaps_are_its_fir
     dark there too. Rendered from a corpus puzzle (bench style:rounded_app, seed 78, #1; its
     transcription), stored as JPEG."""
     assert_solved_as_transcribed(IMAGES / "rounded_app_grey_tiles_round_the_board_parted_by_page_coloured_gaps_7x7_render.jpg")
+
+
+def test_lines_of_text_under_a_grid_spaced_like_its_rows_are_not_more_rows():
+    """A page in hard light, a 15x15 grid with lines of monospaced text under it spaced about as
+    its rows are. Located again in evened-out light, the page's outline counted the grid's
+    lattice on through nine lines of text (24x15, 1.00 clear: the last line crosses the
+    columns' lines, and that outer row alone was asked whether it is lined) and was kept over
+    the grid's own 15x15, as clear (0.99); the grid read a run of twelve. The rows added are, in
+    the main, crossed by no line where the grid's own rows are: the grid stands. Rendered from a
+    corpus puzzle (bench tier light, seed 82, #13; its transcription), stored as WebP quality 70
+    (the PNG is located so at the first look)."""
+    assert_solved_as_transcribed(IMAGES / "text_lines_under_a_grid_spaced_like_its_rows_15x15_render.webp")

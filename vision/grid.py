@@ -211,7 +211,11 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
             return False
         return bool(_lined_all_round(small, big_small, (part[0] * scale, part[1], part[2])))
 
-    kept = _drop_nested(found, holds)
+    def runs_on(big, part) -> bool:
+        return _continues(big, part) and not _lined_all_round(
+            small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2]), every=True)
+
+    kept = _drop_nested(found, holds, runs_on)
     found = [_with_nested_outlines(item, found, kept) for item in kept]
     geometries = []
     for quad_xy, contrast, shape, others in found:
@@ -414,21 +418,36 @@ def _corners_within(quad_xy: np.ndarray, outline_xy: np.ndarray, tolerance: floa
     return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in quad_xy)
 
 
-def _lined_all_round(gray_small: np.ndarray, probe, held) -> bool:
+def _lined_all_round(gray_small: np.ndarray, probe, held, every: bool = False) -> bool:
     """Whether the outer rows and columns that probe's lattice adds to probe ``held`` are crossed
     by its lines (tiles parted by gaps are: each tile's edges are lines), not only dark (see
     :func:`_band_support`). The rows ``held`` already has are its own: an app's last row of pale
-    tiles, tinted as the cursor's column, shows weak lines in either outline."""
+    tiles, tinted as the cursor's column, shows weak lines in either outline. With ``every``, the
+    rows and columns added on each side are so in the main, not only the outermost: lines of text
+    under a grid, spaced like its rows, are crossed by no line, but the last may be underlined."""
     row_sup, col_sup, H, (height, width), cell = _lines_crossing(gray_small, probe)
     # Where the held quad's sides lie in this lattice (corners TL TR BR BL): a side half a cell
     # or more inside, at either end, is added (a skewed outline adds a wedge).
     (tl, tr, br, bl) = _apply_h(H, held[0])
     left, top = max(tl[0], bl[0]), max(tl[1], tr[1])
     right, bottom = min(tr[0], br[0]), min(bl[1], br[1])
-    added = [support for support, beyond in ((row_sup[0], top), (row_sup[-1], height - bottom),
-                                             (col_sup[0], left), (col_sup[-1], width - right))
-             if beyond > 0.5 * cell]
-    return min(added, default=1.0) >= _LINED
+    n_rows, n_cols = len(row_sup), len(col_sup)
+    row_size, col_size = height / n_rows, width / n_cols
+    own = (row_sup[int(round(top / row_size)):n_rows - int(round((height - bottom) / row_size))],
+           col_sup[int(round(left / col_size)):n_cols - int(round((width - right) / col_size))])
+    sides = ((row_sup, top, row_size, False, own[0]), (row_sup, height - bottom, row_size, True, own[0]),
+             (col_sup, left, col_size, False, own[1]), (col_sup, width - right, col_size, True, own[1]))
+    for support, beyond, size, at_end, inside in sides:
+        if beyond <= 0.5 * cell:
+            continue
+        # With ``every``, as lined as the held rows are, near enough: a large grid's thin lines
+        # photographed small show half their length all over.
+        least = _LINED * min(1.0, float(np.median(inside))) if every and inside.size else _LINED
+        k = max(1, int(round(beyond / size))) if every else 1
+        if min(support[-1] if at_end else support[0],
+               float(np.median(support[-k:] if at_end else support[:k]))) < least:
+            return False
+    return True
 
 
 def _lines_crossing(gray_small: np.ndarray, probe):
@@ -1438,12 +1457,14 @@ _AS_CLEAR = 0.05
 _FRAME_CLEARER = 1.2
 
 
-def _drop_nested(found, holds=lambda big, part: None):
+def _drop_nested(found, holds=lambda big, part: None, runs_on=lambda big, part: False):
     """Of quads that overlap, keep the one with the clearer lattice (a frame holds no lattice);
     but not a part of a larger grid: ``holds(big, part)`` (probes: quad, contrast, shape) is True
     where the larger one continues the part's lattice with rows and columns crossed by its lines,
     False where it continues it with rows that are not (the page round a grid, a title's band:
-    any clearer part is the grid), None where it does not continue it."""
+    any clearer part is the grid), None where it does not continue it. ``runs_on(big, part)`` is
+    True where the larger one continues the part's lattice over rows or columns that, in the
+    main, no line crosses: a part as clear as it is the grid."""
     keep = []
     inside: dict[int, list] = {}  # quads about as clear or clearer inside a kept one, by its index
     for item in sorted(found, key=lambda f: -cv2.contourArea(f[0])):
@@ -1481,6 +1502,11 @@ def _drop_nested(found, holds=lambda big, part: None):
                         keep[k] = item
                 elif contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
                     keep[k] = item
+                elif not same and contrast >= kc - _AS_CLEAR and runs_on(kept[:3], item[:3]):
+                    # As clear as a larger lattice that runs on past it over rows no line crosses
+                    # (lines of text under a grid, spaced like its rows, counted at 1.00 as the
+                    # page's outline holding both): the part is the grid.
+                    keep[k] = item
                 elif not same and contrast >= kc - _SIDE_BY_SIDE_CLEARER:
                     inside.setdefault(k, []).append(item)
                 break
@@ -1491,7 +1517,8 @@ def _drop_nested(found, holds=lambda big, part: None):
         # The grids give way where they are clearer, or about as clear where one reaches out of
         # the lattice (one that cuts a clear grid in two is not a lattice around it).
         clearer = [p for p in items if p[1] >= big[1] + _SIDE_BY_SIDE_CLEARER]
-        for parts, reaching_out in ((_drop_nested(clearer, holds), False), (_drop_nested(items, holds), True)):
+        for parts, reaching_out in ((_drop_nested(clearer, holds, runs_on), False),
+                                    (_drop_nested(items, holds, runs_on), True)):
             if len(parts) >= 2 and sum(cv2.contourArea(p[0]) for p in parts) >= \
                     _SIDE_BY_SIDE_COVER * cv2.contourArea(big[0]) and \
                     (not reaching_out or any(_sticks_out(p, big) for p in parts)):
