@@ -532,6 +532,21 @@ def test_two_counts_of_one_outline_about_as_clear_keep_the_squarer_cells():
         assert [kept[2] for kept in _drop_nested(found)] == [(9, 9)]
 
 
+def test_a_fine_lattice_of_text_round_a_clearer_grid_of_larger_cells_gives_way_to_it():
+    """A blurred photo of a page in a hand's shadow, an 8x7 grid in columns of small text: the
+    text's lines and letters, over the whole picture, counted as a 33x40 lattice at 0.80, and
+    the grid inside it (0.89) was not clear enough (by a fifth) to stand for a frame round it.
+    The 33x40 was then no Kakuro at a glance: "no grid found". A lattice whose cells are half
+    as large as a clearer grid's inside it, or less, runs its lines through that grid's cells
+    and holds no grid. The two found (source pixels, contrast, shape) as located in bench tier
+    hard, seed 82, #10 (its transcription: 8x7); the image, 1.2 MB as PNG, is located otherwise
+    as JPEG or WebP (the grid not found at all, or found already)."""
+    from vision.grid import _drop_nested
+    text = (np.float32([[209, 0], [846, 0], [846, 711], [209, 711]]), 0.802, (33, 40), ())
+    grid = (np.float32([[213, 166], [562, 183], [519, 539], [205, 563]]), 0.889, (8, 7), ())
+    assert [kept[2] for kept in _drop_nested([text, grid])] == [(8, 7)]
+
+
 def test_grey_tiles_round_an_apps_board_parted_by_page_coloured_gaps_are_its_first_row_and_column():
     """An app's board of rounded tiles on a light grey page: grey blocks, black clue tiles, white
     cells, parted by gaps of the page's own grey. The outline round the whole board (7x7, 1.0)

@@ -1455,6 +1455,9 @@ _AS_CLEAR = 0.05
 #: round it; the print inside a grid's cells, an app's large "0" in every one, makes a lattice of
 #: its own, 0.8 clear against the grid's 0.7).
 _FRAME_CLEARER = 1.2
+#: A lattice whose cells are this many times smaller than a clearer grid's inside it is no grid
+#: round it (see :func:`_drop_nested`).
+_FINER_TEXT = 2.0
 
 
 def _drop_nested(found, holds=lambda big, part: None, runs_on=lambda big, part: False):
@@ -1501,6 +1504,11 @@ def _drop_nested(found, holds=lambda big, part: None, runs_on=lambda big, part: 
                     if _squareness(quad_xy, item[2]) < _squareness(kq, kept[2]):
                         keep[k] = item
                 elif contrast > kc * (1.0 if same or held is False else _FRAME_CLEARER) and not held:
+                    keep[k] = item
+                elif contrast > kc and _quad_cell(kq, kept[2]) * _FINER_TEXT <= _quad_cell(quad_xy, item[2]):
+                    # A lattice of cells half as large or less cannot hold a clearer grid of larger
+                    # cells: its lines run through that grid's cells (the lines and letters of a
+                    # page's text round a grid counted 33x40 at 0.80, the grid's 8x7 0.89).
                     keep[k] = item
                 elif not same and contrast >= kc - _AS_CLEAR and runs_on(kept[:3], item[:3]):
                     # As clear as a larger lattice that runs on past it over rows no line crosses
