@@ -66,7 +66,8 @@ def test_typed_entries_in_a_blurred_photo_are_white_cells_not_grey_blocks():
     holds an entry.
     Rendered from a corpus puzzle (bench style:typed_entries, seed 81, #10; its transcription),
     stored as JPEG."""
-    assert_solved_as_transcribed(IMAGES / "typed_entries_blurred_photo_grey_blocks_diagonal_in_every_cell_10x10_render.jpg")
+    assert_solved_as_transcribed(
+        IMAGES / "typed_entries_blurred_photo_grey_blocks_diagonal_in_every_cell_10x10_render.jpg")
 
 
 def test_large_typed_entries_cut_in_two_by_the_band_along_the_diagonal_are_not_clues():

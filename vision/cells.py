@@ -1445,8 +1445,8 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     the clue cells' tone. Where the clue cells are tinted (``tint``, Lab a and b per cell), a
     cell of another tint is not their print, however far from white: an app's cursor tints a row
     and a column of white cells green beside pink clue cells and blocks. Given the cells' paper
-    grey level (``paper_level``, and the print's ``ink``), a cell joined side by side to a white cell as light
-    as it is white paper in shade (see :func:`_shaded_paper`).
+    grey level (``paper_level``, and the print's ``ink``), a cell joined side by side to a white
+    cell as light as it is white paper in shade (see :func:`_shaded_paper`).
     """
     clue = non_white & _clear_diagonals(diagonal)
     white = ~non_white
