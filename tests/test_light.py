@@ -446,6 +446,16 @@ def test_white_cells_in_a_creases_shade_are_not_pale_pink_clue_cells():
     assert [(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(kinds != truth))] == []
 
 
+def test_blank_blocks_of_the_clue_cells_tint_are_no_paper_in_shade():
+    """Tan clue cells and tan blank blocks (no diagonal) on pinkish paper, photographed. The
+    blocks are grey to the classifier by their tint, hardly by their grey level (20 levels under
+    the paper, half the clue cells' tone being 38): taken for white paper in shade beside the
+    white cells (the crease steps above), a dozen blocks read as white cells and clue cells.
+    Only a cell grey by its grey, not its tint, may be paper in shade. Rendered from a corpus
+    puzzle (bench style:tinted_clues, seed 83, #6; its transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "tan_blocks_of_the_clue_tint_beside_pinkish_paper_11x11_render.jpg")
+
+
 def test_the_reverse_page_showing_through_a_block_is_no_number_printed_there():
     """A page photographed in uneven light with the reverse page's print showing through: in a
     grey block beside a clue cell, a grid line of the reverse page, about 20 grey levels from the

@@ -280,7 +280,7 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     for what, find in (
             ("blank cells share the clue cells' paper tone",
              lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken,
-                                             feats.tint, feats.paper, feats.ink)),
+                                             feats.tint, feats.paper, feats.ink, feats.tone)),
             ("white-looking cells carry a diagonal",
              lambda taken: _faint_diagonals(feats.diagonal, taken, warped, lattice)),
             ("white-looking cells are printed as a screen of dots, as the print is",
@@ -1434,7 +1434,7 @@ def _clear_border_lines(mask: np.ndarray, edge: int) -> None:
 
 def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray,
                       tint: np.ndarray | None = None, paper_level: np.ndarray | None = None,
-                      ink: float = 0.0) -> np.ndarray:
+                      ink: float = 0.0, grey_tone: np.ndarray | None = None) -> np.ndarray:
     """Cells taken for white whose paper has the tint of the grid's clue cells.
 
     A light grey or pale blue block (a blank cell printed in the clue cells' tint) has no
@@ -1445,8 +1445,10 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     the clue cells' tone. Where the clue cells are tinted (``tint``, Lab a and b per cell), a
     cell of another tint is not their print, however far from white: an app's cursor tints a row
     and a column of white cells green beside pink clue cells and blocks. Given the cells' paper
-    grey level (``paper_level``, and the print's ``ink``), a cell joined side by side to a white
-    cell as light as it is white paper in shade (see :func:`_shaded_paper`).
+    grey level (``paper_level``, and the print's ``ink``) and its tone in grey alone
+    (``grey_tone``), a cell grey by its grey, not its tint, joined side by side to a white cell
+    as light as it is white paper in shade (see :func:`_shaded_paper`): a tan block beside
+    pinkish paper is hardly darker, but of another colour.
     """
     clue = non_white & _clear_diagonals(diagonal)
     white = ~non_white
@@ -1474,10 +1476,11 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     if grey.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
     grey = _darker_than_the_paper_nearby(tone, grey, paper & ~grey, 0.5 * (clue_tone - white_tone))
-    if paper_level is None or not grey.any():
+    if paper_level is None or grey_tone is None or not grey.any():
         return grey
     span = max(float(np.median(paper_level[paper])) - ink, 20.0)
-    return grey & ~_shaded_paper(grey, paper_level, paper & ~grey, 0.5 * (clue_tone - white_tone) * span)
+    by_grey = grey & (grey_tone >= tone)
+    return grey & ~_shaded_paper(by_grey, paper_level, paper & ~grey, 0.5 * (clue_tone - white_tone) * span)
 
 
 def _shaded_paper(cells: np.ndarray, level: np.ndarray, paper: np.ndarray, by: float) -> np.ndarray:
