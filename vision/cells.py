@@ -279,8 +279,7 @@ def _classify_measured(warped: np.ndarray, lattice: Lattice, feats: CellFeatures
     # Cells taken for white that other evidence shows are not, each test seeing the ones before.
     for what, find in (
             ("blank cells share the clue cells' paper tone",
-             lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), feats.diagonal, taken,
-                                             feats.tint, feats.paper, feats.ink, feats.tone)),
+             lambda taken: _paper_like_clues(np.maximum(tone, feats.colour * 0.8), taken, feats)),
             ("white-looking cells carry a diagonal",
              lambda taken: _faint_diagonals(feats.diagonal, taken, warped, lattice)),
             ("white-looking cells are printed as a screen of dots, as the print is",
@@ -1432,9 +1431,7 @@ def _clear_border_lines(mask: np.ndarray, edge: int) -> None:
                 pair[:] = False
 
 
-def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndarray,
-                      tint: np.ndarray | None = None, paper_level: np.ndarray | None = None,
-                      ink: float = 0.0, grey_tone: np.ndarray | None = None) -> np.ndarray:
+def _paper_like_clues(tone: np.ndarray, non_white: np.ndarray, feats: CellFeatures) -> np.ndarray:
     """Cells taken for white whose paper has the tint of the grid's clue cells.
 
     A light grey or pale blue block (a blank cell printed in the clue cells' tint) has no
@@ -1442,15 +1439,15 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     alone may fall under a split that the strong diagonals pushed up. The puzzle's own
     clue cells say what tone a non-white cell has: a "white" cell is grey when its tone is
     clearly apart from the white cells' (far outside their spread) and at least half way to
-    the clue cells' tone. Where the clue cells are tinted (``tint``, Lab a and b per cell), a
-    cell of another tint is not their print, however far from white: an app's cursor tints a row
-    and a column of white cells green beside pink clue cells and blocks. Given the cells' paper
-    grey level (``paper_level``, and the print's ``ink``) and its tone in grey alone
-    (``grey_tone``), a cell grey by its grey, not its tint, joined side by side to a white cell
-    as light as it is white paper in shade (see :func:`_shaded_paper`): a tan block beside
-    pinkish paper is hardly darker, but of another colour.
+    the clue cells' tone. Where the clue cells are tinted (``feats.tint``, Lab a and b per cell),
+    a cell of another tint is not their print, however far from white: an app's cursor tints a
+    row and a column of white cells green beside pink clue cells and blocks. A cell grey by its
+    grey tone, not its tint, joined side by side to a white cell whose paper is as light is
+    white paper in shade (see :func:`_shaded_paper`): a tan block beside pinkish paper is hardly
+    darker, but of another colour.
     """
-    clue = non_white & _clear_diagonals(diagonal)
+    tint = feats.tint
+    clue = non_white & _clear_diagonals(feats.diagonal)
     white = ~non_white
     if clue.sum() < 2 or white.sum() < 4:
         return np.zeros_like(non_white)
@@ -1476,11 +1473,11 @@ def _paper_like_clues(tone: np.ndarray, diagonal: np.ndarray, non_white: np.ndar
     if grey.sum() > 0.4 * white.sum():
         return np.zeros_like(non_white)
     grey = _darker_than_the_paper_nearby(tone, grey, paper & ~grey, 0.5 * (clue_tone - white_tone))
-    if paper_level is None or grey_tone is None or not grey.any():
+    if not grey.any():
         return grey
-    span = max(float(np.median(paper_level[paper])) - ink, 20.0)
-    by_grey = grey & (grey_tone >= tone)
-    return grey & ~_shaded_paper(by_grey, paper_level, paper & ~grey, 0.5 * (clue_tone - white_tone) * span)
+    span = max(float(np.median(feats.paper[paper])) - feats.ink, 20.0)
+    by_grey = grey & (feats.tone >= tone)
+    return grey & ~_shaded_paper(by_grey, feats.paper, paper & ~grey, 0.5 * (clue_tone - white_tone) * span)
 
 
 def _shaded_paper(cells: np.ndarray, level: np.ndarray, paper: np.ndarray, by: float) -> np.ndarray:

@@ -198,6 +198,9 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
                        if p[0] is not quad_xy)
         found.append((quad_xy / scale, contrast, shape, others))
 
+    def to_small(probe):
+        return probe[0] * scale, probe[1], probe[2]
+
     def holds(big, part) -> bool | None:
         if not _continues(big, part):
             return None
@@ -206,14 +209,12 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
         if any(other[1] > big[1] and _reaches_into(big[0], other[0]) for other in found):
             return False
         # A row reaching past the picture's edge is not seen, lined or not: the part is the grid.
-        big_small = (big[0] * scale, big[1], big[2])
-        if not _within_picture(small, big_small):
+        if not _within_picture(small, to_small(big)):
             return False
-        return bool(_lined_all_round(small, big_small, (part[0] * scale, part[1], part[2])))
+        return bool(_lined_all_round(small, to_small(big), to_small(part)))
 
     def runs_on(big, part) -> bool:
-        return _continues(big, part) and not _lined_all_round(
-            small, (big[0] * scale, big[1], big[2]), (part[0] * scale, part[1], part[2]), every=True)
+        return _continues(big, part) and not _lined_all_round(small, to_small(big), to_small(part), every=True)
 
     kept = _drop_nested(found, holds, runs_on)
     found = [_with_nested_outlines(item, found, kept) for item in kept]
