@@ -1222,6 +1222,17 @@ def test_clue_cells_lighter_than_the_white_cells_on_a_dark_screen_are_clues():
     assert_solved_as_transcribed(IMAGES / "dark_mode_blue_clue_cells_lighter_than_grey_white_cells_9x9_render.jpg")
 
 
+def test_light_diagonals_on_a_dark_screen_mark_its_clue_cells():
+    """An app's dark mode: blue clue cells a little lighter than the dark grey white cells, split
+    by a light diagonal, and black blocks. The diagonals were looked for as dark lines only, so
+    the clue cells, measured as the paper, passed for white cells: 12 of 21 clues unread. In
+    negative the black blocks are the lightest cells, so that reading fails too. A light line
+    on a cell's diagonal now counts as one (paper being the lightest there is, no white cell
+    shows one). Rendered from a corpus puzzle (bench style:dark_mode, seed 85, #4; its
+    transcription), stored as JPEG."""
+    assert_solved_as_transcribed(IMAGES / "dark_mode_light_diagonals_only_mark_the_clue_cells_9x9_render.jpg")
+
+
 def test_grey_clue_cells_with_light_numbers_are_not_paper_in_a_shade():
     """Mid-grey clue cells with thin light numbers and no diagonal, beside black blocks with a
     green cast. The blocks' hue, noise over next to no light, made them "tinted blocks", and the

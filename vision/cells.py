@@ -203,8 +203,14 @@ def measure_cells(warped: np.ndarray, lattice: Lattice) -> CellFeatures:
     gray = gray.astype(np.float32, copy=False)
     ink = float(percentile(gray, 1))
     rows, cols = np.asarray(lattice.row_edges, np.float64), np.asarray(lattice.col_edges, np.float64)
-    diag_line, diag_edge, diag_dashed = (np.where(empty, 0, v).astype(np.float32) for v in _diagonals(
-        _darkest_nearby(gray), cols[None, :-1], rows[:-1, None], cols[None, 1:], rows[1:, None]))
+    corners = (cols[None, :-1], rows[:-1, None], cols[None, 1:], rows[1:, None])
+    diag_line, diag_edge, diag_dashed = (np.where(empty, 0, v).astype(np.float32)
+                                         for v in _diagonals(_darkest_nearby(gray), *corners))
+    # A screen in dark mode draws its diagonals, like its lines, light on the dark cells: a
+    # light line is a dark one in negative. Paper is the lightest there is, so a white cell
+    # never shows one.
+    light_line = np.where(empty, 0, _diagonals(_darkest_nearby(255 - gray), *corners)[0]).astype(np.float32)
+    diag_line = np.maximum(diag_line, light_line)
     # The whitest paper within a few cells: a local reference that follows uneven light.
     k = 5
     white_ref = cv2.dilate(paper, np.ones((k, k), np.uint8), borderType=cv2.BORDER_REPLICATE)
