@@ -31,7 +31,7 @@ from solver.techniques import Step, next_step
 from solver.validate import MISREAD_ASYMMETRY, check_puzzle, layout_asymmetry, mirror_cell
 from vision.cells import diagonal_slants, measure_cells
 from vision.errors import GridNotFoundError, ImageLoadError
-from vision.grid import GridGeometry, locate_in_other_outlines, locate_puzzles
+from vision.grid import GridGeometry, lined_both_ways, locate_in_other_outlines, locate_puzzles
 from vision.histograms import percentile
 from vision.imageio import IMAGE_SUFFIXES, load_image
 from vision.light import divide_out_shadow
@@ -210,9 +210,11 @@ def _read_and_check(image: np.ndarray, time_limit_s: float, *, turn: bool = True
     itself where None: another rendering of it, pixel for pixel)."""
     looks = _look_at_grids(image, locate_in)
     # The largest grid speaks for the page (a page is scanned turned as a whole), at its first
-    # look: a grid lying turned is read upright before its numbers are read as it lies.
-    turns, sure = turns_to_try(max((look for _, look, _ in looks), key=lambda g: g.n_rows * g.n_cols)) \
-        if turn else ((), False)
+    # look: a grid lying turned is read upright before its numbers are read as it lies. One
+    # whose lines show both ways first: a column of text beside a grid passes for a larger one,
+    # its lines of text the rows and its columns fitted to them.
+    witness = max(looks, key=lambda item: (lined_both_ways(item[0]), item[1].n_rows * item[1].n_cols))[1]
+    turns, sure = turns_to_try(witness) if turn else ((), False)
     turned = _read_turned(image, turns, time_limit_s, locate_in) if sure else None
     if turned is not None and _read_score(turned)[0]:
         return turned

@@ -258,6 +258,23 @@ def test_a_grid_lying_a_quarter_turn_whose_diagonals_are_faint_is_read_upright()
     assert res.turned == 270
 
 
+def test_a_column_of_text_beside_a_grid_lying_a_quarter_turn_does_not_say_how_it_lies():
+    """A page photographed lying a quarter turn from upright, a column of text beside its 9x9
+    grid. The lines of text passed for the rows of a larger grid, 9x11, its columns fitted to
+    them, and the largest grid decides how the page lies: no diagonal rises in text, so the
+    page was read as it lay, and 17 of 18 clues were illegible. A grid located by lines both
+    ways now speaks for the page before one whose columns were only fitted to its rows.
+    Rendered from a corpus puzzle (bench tier turned, seed 85, #4; its transcription), stored
+    as WebP."""
+    name = "turned_a_quarter_beside_a_column_of_text_9x9_render.webp"
+    truth = load_transcription(IMAGES / name)
+    (res,) = solve_image(load_image(IMAGES / name))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert res.turned == 90
+
+
 def test_grey_clue_cells_with_two_white_numbers_over_the_diagonal_are_not_shaded_paper():
     """Grey clue cells with a dark diagonal and bold white numbers, lying a quarter turn from
     upright. A clue cell holding two numbers has them over most of its diagonal: two such cells

@@ -27,6 +27,7 @@ __all__ = [
     "rectify",
     "find_lattice",
     "locate_puzzles",
+    "lined_both_ways",
     "detection_mask",
     "MIN_CELLS",
     "MAX_CELLS",
@@ -1113,6 +1114,13 @@ _REFIT_CONTRAST = 0.95
 #: How much clearer a lattice of long cells' finer way must be than its coarser way for the coarser
 #: to be counted again at the finer cells (see :func:`_probe`).
 _LONG_CELLS_CLEARER = 0.05
+
+
+def lined_both_ways(geometry: GridGeometry) -> bool:
+    """Whether a grid was located by clear lines both ways, not by one way's lines alone with the
+    other way fitted to cells as long (:func:`_fit_like`, which scores it at the bar: lines of
+    text pass that way for rows, with columns fitted to them)."""
+    return geometry.quad.score > _MIN_CONTRAST
 
 
 def _fit_edges_tamed(profile: np.ndarray, open_ends) -> tuple[np.ndarray, float]:
