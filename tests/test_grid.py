@@ -569,3 +569,16 @@ def test_lines_of_text_under_a_grid_spaced_like_its_rows_are_not_more_rows():
     corpus puzzle (bench tier light, seed 82, #13; its transcription), stored as WebP quality 70
     (the PNG is located so at the first look)."""
     assert_solved_as_transcribed(IMAGES / "text_lines_under_a_grid_spaced_like_its_rows_15x15_render.webp")
+
+
+def test_lines_of_text_beside_a_grid_are_no_grid_of_their_own():
+    """A page photographed small and askew, a column of text beside a 12x13 grid of typed entries.
+    The lines of text passed for rows of 9 px cells; the letters along them made the columns a
+    lattice as fine as the fit goes (40 to the row), which was taken for the print inside long
+    cells and fitted again as wide as the rows are tall: a 3x9 "grid" of text, reported as a
+    puzzle that could not be read. Print inside an app's cells draws two or three lines to a
+    cell, not four and more: the text is no grid. Rendered from a corpus puzzle (bench style
+    typed_entries, seed 85, #7; its transcription: one puzzle), stored as WebP quality 80."""
+    image = IMAGES / "a_column_of_text_beside_a_grid_is_no_grid_12x13_render.webp"
+    truth = load_transcription(image)
+    assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]
