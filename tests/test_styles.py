@@ -983,6 +983,18 @@ def test_bold_zeros_in_a_grid_without_discs_are_not_read_as_discs():
     assert_solved_as_transcribed(IMAGES / "rounded_app_bold_zeros_9x9_render.jpg")
 
 
+def test_large_light_digits_reaching_a_dark_tiles_border_are_not_its_paper():
+    """An app's dark rounded tiles with large light numbers and no diagonal, the down numbers
+    reaching the tile's lower left border. The band along a half's border, which says which
+    way round paper and ink are where a heavy number covers most of the half, held the digits'
+    blurred edges and the light gap round the tile: its level (150 between the tile's 29 and the
+    digits' 201) was taken for paper, the tile for ink, and "45", "39" and "38" were read "8",
+    "9" and "8". Paper lies at an end of a half's tones: a level between is a third tone.
+    Rendered from a corpus puzzle (bench style rounded_app, seed 85, #4; its transcription),
+    stored as WebP."""
+    assert_solved_as_transcribed(IMAGES / "rounded_app_large_light_digits_reaching_the_tiles_border_11x11_render.webp")
+
+
 def test_the_gap_round_a_rounded_tile_is_no_part_of_a_number_against_its_corner():
     """Light digits on green rounded tiles with light grey gaps between them: an across "10" set
     against the tile's rounded corner, where the gap's light grey, at the looser binarisation

@@ -143,6 +143,10 @@ _RIM[_r1:-_r1, _r1:-_r1] = False
 #: gaps in the band matched 0.01 to 0.3 of the core (rounded_app renders, seed 4): those above
 #: this still take the gap for paper.
 _RIM_CORE_SHARE = 0.2
+#: Paper is the lightest or the darkest a half holds: a rim level further than this share of the
+#: half's range from both ends is a third tone (blurred edges of large light digits that reach the
+#: border of a dark tile), not paper.
+_RIM_AT_EXTREME = 0.2
 
 
 def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
@@ -195,10 +199,13 @@ def _ink_ground(gray: np.ndarray, core: np.ndarray, rim: np.ndarray | None = Non
         # band of a light cell, while a black cell's white digits reach little of it.
         # But the rim can be wrong too: light gaps between an app's rounded tiles fill the band
         # of a green tile with light digits. A number covers much of the core only where the
-        # rim's level is common there as well, so the rim decides only then.
+        # rim's level is common there as well, so the rim decides only then. And only where it
+        # lies at an end of the half's tones, as paper does: an app's dark tile whose large light
+        # digits reach its border fills the band with their blurred edges, a tone between.
         rim_bg = float(percentile(smooth[rim], 70))
         if ((hi - rim_bg > rim_bg - lo) != (bright > dark) and abs(rim_bg - bg) > _MIN_CONTRAST
-                and np.mean(np.abs(sv - rim_bg) < 0.25 * abs(rim_bg - bg)) >= _RIM_CORE_SHARE):
+                and np.mean(np.abs(sv - rim_bg) < 0.25 * abs(rim_bg - bg)) >= _RIM_CORE_SHARE
+                and min(hi - rim_bg, rim_bg - lo) <= _RIM_AT_EXTREME * (hi - lo)):
             bg = rim_bg
             bright, dark = hi - bg, bg - lo
     contrast = max(bright, dark)
