@@ -995,6 +995,18 @@ def test_large_light_digits_reaching_a_dark_tiles_border_are_not_its_paper():
     assert_solved_as_transcribed(IMAGES / "rounded_app_large_light_digits_reaching_the_tiles_border_11x11_render.webp")
 
 
+def test_paper_round_a_heavy_number_in_a_dark_mode_board_read_in_negative_is_still_paper():
+    """A dark-mode board read in negative: where a heavy number covers most of a half, the band
+    along its border says which tone is paper. There the band's level lies 0.21 of the half's
+    range from its end (grain, and the number's edges reaching the band); a first bar of 0.2
+    for "a tone between", set for the light digits of rounded tiles (0.25 and more), took it
+    for a third tone: a "10" and a "23" read less surely, and two readings were left. Rendered
+    from a corpus puzzle (bench style dark_mode, seed 86, #5; its transcription), stored as
+    JPEG."""
+    assert_solved_as_transcribed(
+        IMAGES / "dark_mode_light_numbers_read_in_negative_paper_round_a_heavy_number_14x14_render.jpg")
+
+
 def test_the_gap_round_a_rounded_tile_is_no_part_of_a_number_against_its_corner():
     """Light digits on green rounded tiles with light grey gaps between them: an across "10" set
     against the tile's rounded corner, where the gap's light grey, at the looser binarisation

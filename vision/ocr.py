@@ -144,9 +144,10 @@ _RIM[_r1:-_r1, _r1:-_r1] = False
 #: this still take the gap for paper.
 _RIM_CORE_SHARE = 0.2
 #: Paper is the lightest or the darkest a half holds: a rim level further than this share of the
-#: half's range from both ends is a third tone (blurred edges of large light digits that reach the
-#: border of a dark tile), not paper.
-_RIM_AT_EXTREME = 0.2
+#: half's range from both ends is a third tone, not paper. The blurred edges of large light digits
+#: reaching a dark tile's border measured 0.25-0.47 (rounded_app seeds 85, 86); paper round a
+#: heavy number 0.02-0.21 (a dark-mode board read in negative, seed 86).
+_RIM_AT_EXTREME = 0.23
 
 
 def _ink_mask(gray: np.ndarray, region: np.ndarray, core: np.ndarray,
