@@ -582,3 +582,25 @@ def test_lines_of_text_beside_a_grid_are_no_grid_of_their_own():
     image = IMAGES / "a_column_of_text_beside_a_grid_is_no_grid_12x13_render.webp"
     truth = load_transcription(image)
     assert [g.shape for g in locate_puzzles(load_image(image))] == [(truth.n_rows, truth.n_cols)]
+
+
+def test_rows_of_black_clue_cells_with_no_lines_between_them_are_the_grids_own():
+    """A page of two puzzles whose clue cells are black, parted by no line (their light numbers
+    and thin light diagonals on one black field). A 4x4 patch of white cells inside the 9x9
+    grid was as clear as the grid, and the grid's outer rows and columns, black clue cells, are
+    crossed by no line: taken for lines of text the grid's lattice ran on over (as the page's
+    outline does past a grid), they made the patch the grid. Lettered black cells need no line
+    between them to be print. Rendered from two corpus puzzles (bench tier page, seed 86, #4;
+    their transcriptions, NAME.txt and NAME.second.txt), stored as WebP."""
+    from pipeline import solve_image
+    from solver.formats import grid_tokens, load_puzzle
+    from solver.solve import solve_puzzle
+
+    image = IMAGES / "page_two_puzzles_black_clue_cells_no_lines_between_them_9x9_and_7x7_render.webp"
+    truths = [load_transcription(image), load_puzzle(image.with_name(image.stem + ".second.txt"))]
+    assert [g.shape for g in locate_puzzles(load_image(image))] == [(t.n_rows, t.n_cols) for t in truths]
+    results = solve_image(load_image(image))
+    assert [r.status for r in results] == ["solved", "solved"]
+    for res, truth in zip(results, truths):
+        assert grid_tokens(res.puzzle) == grid_tokens(truth)
+        assert dict(res.solution.values) == dict(solve_puzzle(truth).values)

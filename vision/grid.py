@@ -215,7 +215,10 @@ def _locate_in(gray: np.ndarray, small: np.ndarray, scale: float, cell_px: int, 
         return bool(_lined_all_round(small, to_small(big), to_small(part)))
 
     def runs_on(big, part) -> bool:
-        return _continues(big, part) and not _lined_all_round(small, to_small(big), to_small(part), every=True)
+        # Rows of black clue cells show no line between them, numbers or not: they are the grid's
+        # print, where lines of text are marks on paper.
+        return _continues(big, part) and not _lined_all_round(small, to_small(big), to_small(part), every=True,
+                                                               lettered_dark=True)
 
     kept = _drop_nested(found, holds, runs_on)
     found = [_with_nested_outlines(item, found, kept) for item in kept]
@@ -420,14 +423,15 @@ def _corners_within(quad_xy: np.ndarray, outline_xy: np.ndarray, tolerance: floa
     return all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) >= -tolerance for x, y in quad_xy)
 
 
-def _lined_all_round(gray_small: np.ndarray, probe, held, every: bool = False) -> bool:
+def _lined_all_round(gray_small: np.ndarray, probe, held, every: bool = False, lettered_dark: bool = False) -> bool:
     """Whether the outer rows and columns that probe's lattice adds to probe ``held`` are crossed
     by its lines (tiles parted by gaps are: each tile's edges are lines), not only dark (see
     :func:`_band_support`). The rows ``held`` already has are its own: an app's last row of pale
     tiles, tinted as the cursor's column, shows weak lines in either outline. With ``every``, the
     rows and columns added on each side are so in the main, not only the outermost: lines of text
-    under a grid, spaced like its rows, are crossed by no line, but the last may be underlined."""
-    row_sup, col_sup, H, (height, width), cell = _lines_crossing(gray_small, probe)
+    under a grid, spaced like its rows, are crossed by no line, but the last may be underlined.
+    ``lettered_dark`` as in :func:`_lines_crossing`."""
+    row_sup, col_sup, H, (height, width), cell = _lines_crossing(gray_small, probe, lettered_dark)
     # Where the held quad's sides lie in this lattice (corners TL TR BR BL): a side half a cell
     # or more inside, at either end, is added (a skewed outline adds a wedge).
     (tl, tr, br, bl) = _apply_h(H, held[0])
@@ -452,9 +456,11 @@ def _lined_all_round(gray_small: np.ndarray, probe, held, every: bool = False) -
     return True
 
 
-def _lines_crossing(gray_small: np.ndarray, probe):
+def _lines_crossing(gray_small: np.ndarray, probe, lettered_dark: bool = False):
     """Per row and per column of probe's lattice, the share of its cell boundaries that show as
-    lines (:func:`_band_support`); with the probe's warp H, (height, width) and cell size."""
+    lines (:func:`_band_support`); with the probe's warp H, (height, width) and cell size. With
+    ``lettered_dark``, dark cells need no line between them even where marked (black clue cells
+    with light numbers, their lines lost between them)."""
     quad_xy, _, (n_rows, n_cols) = probe
     width, height = _aspect_size(quad_xy, _PROBE_SIDE)
     warped, H = _warp(gray_small, quad_xy, width, height)
@@ -468,7 +474,8 @@ def _lines_crossing(gray_small: np.ndarray, probe):
     # the halfway cut does): an app's grey blocks round its board, parted by light gaps as pale
     # as the page, show no line at all.
     dark = _ink_share(_below_cut(warped, rows, cols, _GREY_CUT), rows, cols) > 0.5
-    dark &= _blank_cells(warped, rows, cols, dark)
+    if not lettered_dark:
+        dark &= _blank_cells(warped, rows, cols, dark)
     row_sup = _band_support(cum_v, dark, rows, cols, cell)
     col_sup = _band_support(cum_h, dark.T, cols, rows, cell)
     return row_sup, col_sup, H, (height, width), cell
