@@ -604,3 +604,15 @@ def test_rows_of_black_clue_cells_with_no_lines_between_them_are_the_grids_own()
     for res, truth in zip(results, truths):
         assert grid_tokens(res.puzzle) == grid_tokens(truth)
         assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+
+
+def test_a_crease_joining_a_grid_to_its_pages_inked_edge_leaves_the_grid_found():
+    """A page photographed on a green desk, its edge a line of ink all round, and a crease down
+    the page through the grid. The crease joined grid, text and the page's edge into one blob
+    whose outermost lines are the page's, and the crossings of the crease and the page's edge
+    with the lines of text above and below the grid stood together as a lattice's do: every
+    outline tried was the page, "no puzzle grid found". Also tried is the outline round the
+    crossings of lines that each cross as many lines of the other way as the smallest grid has
+    (a line of text crosses only the crease and the page's edges). Rendered from a corpus
+    puzzle (bench tier creased, seed 86, #0; its transcription), stored as WebP."""
+    assert_solved_as_transcribed(IMAGES / "crease_joins_the_grid_to_the_pages_inked_edge_9x9_render.webp")

@@ -881,11 +881,41 @@ def _crossing_quads(segs, diff1, diff2, side: float) -> list[np.ndarray]:
     counts = np.zeros(tuple(bins.max(axis=0) + 3), np.float32)
     np.add.at(counts, (bins[:, 0] + 1, bins[:, 1] + 1), 1.0)
     around = cv2.boxFilter(counts, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
-    points = points[around[bins[:, 0] + 1, bins[:, 1] + 1] >= 5]
-    if len(points) < 9:
-        return []
-    hull_xy = cv2.convexHull(points.astype(np.float32)).reshape(-1, 2)
-    return _hull_to_quads(hull_xy)
+    keep = around[bins[:, 0] + 1, bins[:, 1] + 1] >= 5
+    # Also round only the crossings of two lattice lines, each crossing as many lines of the
+    # other family as the smallest grid has: a crease or a page's inked edge crosses many lines
+    # of text, but a line of text crosses only those, and their crossings stood together as a
+    # lattice's do (a grid joined by a crease to its page's edge, text above and below it).
+    ia, ib = np.nonzero(on)
+    line_a, line_b = _lines_of(a, side)[ia], _lines_of(b, side)[ib]
+    pairs = np.unique(np.stack([line_a, line_b], axis=1), axis=0)
+    crossed_a = np.bincount(pairs[:, 0], minlength=int(line_a.max()) + 1)
+    crossed_b = np.bincount(pairs[:, 1], minlength=int(line_b.max()) + 1)
+    lattice = keep & (crossed_a[line_a] > MIN_CELLS) & (crossed_b[line_b] > MIN_CELLS)
+    quads = []
+    for chosen in (keep, lattice) if (lattice != keep).any() else (keep,):
+        if np.count_nonzero(chosen) >= 9:
+            quads += _hull_to_quads(cv2.convexHull(points[chosen].astype(np.float32)).reshape(-1, 2))
+    return quads
+
+
+def _lines_of(segs: np.ndarray, side: float) -> np.ndarray:
+    """Which line (0, 1, ...) each of ``segs`` (one family, nearly parallel) lies on: segments
+    whose offsets across the family's direction lie within ``_LINES_APART`` of ``side`` of the
+    next are one line (a thick line is found as several segments side by side)."""
+    d = segs[:, 2:] - segs[:, :2]
+    # The family's direction, each segment's taken the same way round.
+    d = np.where((d[:, :1] < 0) | ((d[:, :1] == 0) & (d[:, 1:] < 0)), -d, d)
+    t = np.arctan2(d[:, 1].sum(), d[:, 0].sum())
+    across = ((segs[:, :2] + segs[:, 2:]) / 2) @ np.array([-np.sin(t), np.cos(t)])
+    order = np.argsort(across)
+    ids = np.empty(len(segs), np.int64)
+    ids[order] = np.concatenate([[0], np.cumsum(np.diff(across[order]) > _LINES_APART * side)])
+    return ids
+
+
+#: Share of the blob's side within which segments of one family lie on one line.
+_LINES_APART = 0.01
 
 
 def _quad_from_families(segs, length, fam1, fam2, min_len, long_only):
