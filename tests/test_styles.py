@@ -242,6 +242,17 @@ def test_a_grid_with_a_diagonal_in_every_cell_lying_upside_down_is_read_upright(
     assert res.turned == 180
 
 
+def _assert_read_upright(name: str, turned: int) -> None:
+    """The one puzzle on test image ``name`` is solved as transcribed, read turned ``turned``
+    degrees clockwise back to upright."""
+    truth = load_transcription(IMAGES / name)
+    (res,) = solve_image(load_image(IMAGES / name))
+    assert res.status == "solved", res.problems
+    assert grid_tokens(res.puzzle) == grid_tokens(truth)
+    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
+    assert res.turned == turned
+
+
 def test_a_grid_lying_a_quarter_turn_whose_diagonals_are_faint_is_read_upright():
     """Green clue cells with a darker green diagonal, 10-16 grey levels from the cell, photographed
     lying a quarter turn from upright. No diagonal reached the 20 levels of a drawn line, so the
@@ -249,13 +260,7 @@ def test_a_grid_lying_a_quarter_turn_whose_diagonals_are_faint_is_read_upright()
     was seen, and read as it lay, 35 of 49 clues were illegible. A faint line counts where it
     is stronger than the step: about 50 cells rise, none falls. Rendered from a corpus puzzle
     (bench tier turned, seed 70, #8; its transcription), stored as JPEG."""
-    name = "turned_a_quarter_green_clue_cells_faint_darker_diagonals_12x12_render.jpg"
-    truth = load_transcription(IMAGES / name)
-    (res,) = solve_image(load_image(IMAGES / name))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
-    assert res.turned == 270
+    _assert_read_upright("turned_a_quarter_green_clue_cells_faint_darker_diagonals_12x12_render.jpg", 270)
 
 
 def test_a_column_of_text_beside_a_grid_lying_a_quarter_turn_does_not_say_how_it_lies():
@@ -266,13 +271,7 @@ def test_a_column_of_text_beside_a_grid_lying_a_quarter_turn_does_not_say_how_it
     ways now speaks for the page before one whose columns were only fitted to its rows.
     Rendered from a corpus puzzle (bench tier turned, seed 85, #4; its transcription), stored
     as WebP."""
-    name = "turned_a_quarter_beside_a_column_of_text_9x9_render.webp"
-    truth = load_transcription(IMAGES / name)
-    (res,) = solve_image(load_image(IMAGES / name))
-    assert res.status == "solved", res.problems
-    assert grid_tokens(res.puzzle) == grid_tokens(truth)
-    assert dict(res.solution.values) == dict(solve_puzzle(truth).values)
-    assert res.turned == 90
+    _assert_read_upright("turned_a_quarter_beside_a_column_of_text_9x9_render.webp", 90)
 
 
 def test_grey_clue_cells_with_two_white_numbers_over_the_diagonal_are_not_shaded_paper():
