@@ -1108,16 +1108,16 @@ def _probe(gray_small: np.ndarray, quad_xy: np.ndarray, refit_long_cells: bool =
         # across at 0.83, 7 down at 0.72), and it is fitted again with the finer way's cells.
         finer_rows = row_size < col_size
         finer_c, coarser_c = (row_c, col_c) if finer_rows else (col_c, row_c)
+        refit_rows = finer_rows != (finer_c > coarser_c + _LONG_CELLS_CLEARER)
+        edges = row_edges if refit_rows else col_edges
+        fitted, c = _fit_like(rows_p if refit_rows else cols_p, col_edges if refit_rows else row_edges, edges, 0.0)
         # Print inside the cells is two or three lines to a cell: a finer way much finer still is
         # no grid's (letters along lines of text, taken for rows: 40 columns to 9 refitted).
-        if finer_rows != (finer_c > coarser_c + _LONG_CELLS_CLEARER):
-            refit = _fit_like(rows_p, col_edges, row_edges, 0.0)
-            if not finer_rows or (len(row_edges) - 1) <= _PRINT_LINES_PER_CELL * (len(refit[0]) - 1):
-                row_edges, row_c = refit
-        else:
-            refit = _fit_like(cols_p, row_edges, col_edges, 0.0)
-            if finer_rows or (len(col_edges) - 1) <= _PRINT_LINES_PER_CELL * (len(refit[0]) - 1):
-                col_edges, col_c = refit
+        if refit_rows != finer_rows or len(edges) - 1 <= _PRINT_LINES_PER_CELL * (len(fitted) - 1):
+            if refit_rows:
+                row_edges, row_c = fitted, c
+            else:
+                col_edges, col_c = fitted, c
     row_edges, col_edges = _trim_unsupported(warped, row_edges, col_edges)
     n_rows, n_cols = len(row_edges) - 1, len(col_edges) - 1
     contrast = min(row_c, col_c)
